@@ -1,0 +1,82 @@
+"""The error family: every bad input raises a subclass of ``ValueError`` from here.
+
+>>> from agentmsg import ChatMessage
+>>> ChatMessage.from_dict({"role": "user", "content": 5})
+Traceback (most recent call last):
+    ...
+agentmsg.errors.ValidationError: content: expected a string or a list of parts, got int
+"""
+
+from __future__ import annotations
+
+__all__ = ["ValidationError", "ConversationOrderError"]
+
+
+def _join(key: str | int, path: str) -> str:
+    head = f"[{key}]" if isinstance(key, int) else key
+    if not path:
+        return head
+    if path[0] == "[":
+        return head + path
+    return f"{head}.{path}"
+
+
+class ValidationError(ValueError):
+    """A document or value broke a rule; ``path`` says where, ``code`` says which kind of rule.
+
+    >>> err = ValidationError("must not be empty", path="name", code="value")
+    >>> str(err), err.path, err.code
+    ('name: must not be empty', 'name', 'value')
+    >>> str(err.prefixed("tool_calls").prefixed(1))
+    '[1].tool_calls.name: must not be empty'
+
+    Codes are stable for tools and tests to match on: ``missing``, ``type``, ``value``,
+    ``pattern``, ``json``. Messages state the rule and never echo content.
+    """
+
+    def __init__(self, message: str, path: str = "", code: str = "value") -> None:
+        self.message = message
+        self.path = path
+        self.code = code
+        super().__init__(f"{path}: {message}" if path else message)
+
+    def prefixed(self, key: str | int) -> ValidationError:
+        """Return a copy whose path starts with ``key`` (a field name or a list index)."""
+        err = type(self).__new__(type(self))
+        err.__dict__.update(self.__dict__)
+        err.path = _join(key, self.path)
+        ValueError.__init__(err, f"{err.path}: {self.message}")
+        return err
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (type(self), self.__dict__.copy()))
+
+
+def _rebuild(cls: type[ValidationError], state: dict[str, object]) -> ValidationError:
+    err = cls.__new__(cls)
+    err.__dict__.update(state)
+    path, message = state.get("path", ""), state.get("message", "")
+    ValueError.__init__(err, f"{path}: {message}" if path else message)
+    return err
+
+
+class ConversationOrderError(ValueError):
+    """A message was added where the conversation's order does not allow it.
+
+    ``index`` is the position the message would have taken; ``code`` names the rule
+    (``system_first``, ``user_first``, ``alternate``, ``tool_pending``, ``tool_unknown``,
+    ``incomplete``).
+
+    >>> err = ConversationOrderError("system message must come first", index=2, code="system_first")
+    >>> str(err)
+    'messages[2]: system message must come first'
+    """
+
+    def __init__(self, message: str, index: int | None = None, code: str = "order") -> None:
+        self.message = message
+        self.index = index
+        self.code = code
+        super().__init__(message if index is None else f"messages[{index}]: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.message, self.index, self.code))
