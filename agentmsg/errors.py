@@ -4,12 +4,12 @@
 >>> ChatMessage.from_dict({"role": "user", "content": 5})
 Traceback (most recent call last):
     ...
-agentmsg.errors.ValidationError: content: expected a string or a list of parts, got int
+agentmsg.errors.ValidationError: content: expected a string or a list of parts, got number
 """
 
 from __future__ import annotations
 
-__all__ = ["ValidationError", "ConversationOrderError"]
+__all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError"]
 
 
 def _join(key: str | int, path: str) -> str:
@@ -80,3 +80,24 @@ class ConversationOrderError(ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.message, self.index, self.code))
+
+
+class InvalidArgumentsError(ValidationError):
+    """A model sent tool-call arguments that are not a JSON object; the raw text is kept.
+
+    ``raw_arguments`` holds the text exactly as received so retry logic can show it to the
+    model again; it never appears in the message.
+
+    >>> from agentmsg import ToolCall
+    >>> try:
+    ...     ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"')
+    ... except InvalidArgumentsError as exc:
+    ...     print(exc.path, exc.code, len(exc.raw_arguments))
+    arguments json 12
+    """
+
+    def __init__(
+        self, message: str, path: str = "arguments", code: str = "json", raw_arguments: str = ""
+    ) -> None:
+        super().__init__(message, path, code)
+        self.raw_arguments = raw_arguments
