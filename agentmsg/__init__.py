@@ -1,7 +1,52 @@
-"""agentmsg: typed, validated, stdlib-only messages for LLM agents."""
+"""agentmsg: typed, validated, stdlib-only messages for LLM agents.
 
-from .errors import ConversationOrderError, ValidationError
+>>> from agentmsg import ChatMessage, ConversationHistory, ToolCall, from_json, to_json
+>>> call = ToolCall("call_001", "write_file", {"path": "hello.py"})
+>>> history = ConversationHistory([
+...     ChatMessage.system("You write files."),
+...     ChatMessage.user("Create hello.py"),
+...     ChatMessage.assistant(tool_calls=[call]),
+...     ChatMessage.tool("call_001", "File written"),
+... ])
+>>> text = to_json(history.messages[2])
+>>> text
+'{"role":"assistant","tool_calls":[{"id":"call_001","name":"write_file","arguments":{"path":"hello.py"}}]}'
+>>> from_json(text, ChatMessage) == history.messages[2]
+True
+"""
+
+from ._codec import from_json, to_json
+from ._frozen import FrozenDict
+from ._schemas import json_schema
+from .content import ContentPart, ImagePart, ImageSource, TextPart
+from .errors import ConversationOrderError, InvalidArgumentsError, ValidationError
+from .history import ConversationHistory
+from .messages import ChatMessage
+from .roles import MessageRole
+from .streaming import ToolCallAccumulator, ToolCallDelta
+from .tools import ToolCall, ToolDefinition, ToolResult
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ("ConversationOrderError", "ValidationError", "__version__")
+__all__ = (
+    "ChatMessage",
+    "ContentPart",
+    "ConversationHistory",
+    "ConversationOrderError",
+    "FrozenDict",
+    "ImagePart",
+    "ImageSource",
+    "InvalidArgumentsError",
+    "MessageRole",
+    "TextPart",
+    "ToolCall",
+    "ToolCallAccumulator",
+    "ToolCallDelta",
+    "ToolDefinition",
+    "ToolResult",
+    "ValidationError",
+    "__version__",
+    "from_json",
+    "json_schema",
+    "to_json",
+)

@@ -4,16 +4,28 @@
 >>> ChatMessage.from_dict({"role": "user", "content": 5})
 Traceback (most recent call last):
     ...
-agentmsg.errors.ValidationError: content: expected a string or a list of parts, got int
+agentmsg.errors.ValidationError: content: expected a string or a list of parts, got number
 """
 
 from __future__ import annotations
 
-__all__ = ["ValidationError", "ConversationOrderError"]
+import json
+import re
+
+__all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError"]
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII)
 
 
 def _join(key: str | int, path: str) -> str:
-    head = f"[{key}]" if isinstance(key, int) else key
+    if isinstance(key, int):
+        head = f"[{key}]"
+    elif _PLAIN_KEY.fullmatch(key):
+        head = key
+    else:  # a key from the data: quote it, shortened, so the path stays unambiguous
+        head = json.dumps(key if len(key) <= 32 else key[:29] + "...")
+        head = f"[{head}]"
     if not path:
         return head
     if path[0] == "[":
@@ -80,3 +92,24 @@ class ConversationOrderError(ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.message, self.index, self.code))
+
+
+class InvalidArgumentsError(ValidationError):
+    """A model sent tool-call arguments that are not a JSON object; the raw text is kept.
+
+    ``raw_arguments`` holds the text exactly as received so retry logic can show it to the
+    model again; it never appears in the message.
+
+    >>> from agentmsg import ToolCall
+    >>> try:
+    ...     ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"')
+    ... except InvalidArgumentsError as exc:
+    ...     print(exc.path, exc.code, len(exc.raw_arguments))
+    arguments json 12
+    """
+
+    def __init__(
+        self, message: str, path: str = "arguments", code: str = "json", raw_arguments: str = ""
+    ) -> None:
+        super().__init__(message, path, code)
+        self.raw_arguments = raw_arguments

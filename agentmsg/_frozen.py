@@ -1,0 +1,174 @@
+"""Deep-frozen JSON: an immutable, hashable dict and the freeze/thaw walkers."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from .errors import ValidationError
+
+__all__ = ["FrozenDict", "freeze_json", "thaw_json", "check_text"]
+
+
+def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError("FrozenDict is immutable; build a new one with {**d, key: value}")
+
+
+class FrozenDict(dict[str, Any]):
+    """An immutable, hashable ``dict``: how agentmsg stores JSON objects.
+
+    >>> d = FrozenDict({"path": "hello.py", "mode": "w"})
+    >>> d["path"], hash(d) == hash(FrozenDict(mode="w", path="hello.py"))
+    ('hello.py', True)
+    >>> d["path"] = "other.py"
+    Traceback (most recent call last):
+        ...
+    TypeError: FrozenDict is immutable; build a new one with {**d, key: value}
+
+    It is a real ``dict`` subclass, so ``json.dumps`` and ``isinstance(d, dict)`` work.
+    """
+
+    __slots__ = ("_hash",)
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
+    __ior__ = _immutable
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash  # type: ignore[attr-defined,no-any-return]
+        except AttributeError:
+            h = hash(frozenset(self.items()))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenDict:
+        return self
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+_new_frozen = FrozenDict
+
+
+def check_text(text: str, path: str) -> str:
+    """Refuse strings holding lone surrogates (they cannot be encoded as UTF-8)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValidationError(
+                "must not contain lone surrogates (not encodable as UTF-8)", path, "encoding"
+            ) from None
+    return text
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def freeze_json(value: object, path: str = "") -> Any:
+    """Return ``value`` deep-frozen (dicts to FrozenDict, lists to tuples), checking it is JSON.
+
+    >>> freeze_json({"a": [1, {"b": None}]})
+    FrozenDict({'a': (1, FrozenDict({'b': None}))})
+    >>> freeze_json({"x": [0, float("nan")]})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: x[1]: expected a finite number, got NaN or infinity
+    """
+    try:
+        return _freeze(value)
+    except ValidationError as exc:
+        raise (exc.prefixed(path) if path else exc) from None
+    except RecursionError:
+        raise ValidationError("nested too deeply", path, "depth") from None
+
+
+# The walkers build no path strings on the way down: a failure raises with the local key, and
+# each level adds its own key as the error passes (``prefixed``), so valid input pays nothing.
+_SCALARS = frozenset((int, bool, type(None)))
+
+
+def _freeze(value: object) -> Any:
+    t = type(value)
+    if t is str:
+        return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]
+    if t in _SCALARS:
+        return value
+    if t is float:
+        if value - value != 0.0:  # type: ignore[operator]
+            raise ValidationError("expected a finite number, got NaN or infinity", "", "value")
+        return value
+    if t is dict or t is FrozenDict:
+        return _freeze_dict(value)  # type: ignore[arg-type]
+    if t is list or t is tuple:
+        items: list[Any] = value  # type: ignore[assignment]
+        out = []
+        for i, item in enumerate(items):
+            try:
+                out.append(_freeze(item))
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+        return tuple(out)
+    if isinstance(value, str):
+        return _freeze(str(value))
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return _freeze(float(value))
+    if isinstance(value, dict):
+        return _freeze_dict(dict(value))
+    raise ValidationError(f"expected a JSON value, got {_type_name(value)}", "", "type")
+
+
+def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
+    if type(value) is FrozenDict:
+        return value
+    flat = True
+    for key, item in value.items():
+        if type(key) is not str:
+            raise ValidationError(f"object keys must be strings, got {_type_name(key)}", "", "type")
+        if not key.isascii():
+            check_text(key, "")
+        t = type(item)
+        if t is str:
+            if not item.isascii():
+                try:
+                    check_text(item, "")
+                except ValidationError as exc:
+                    raise exc.prefixed(key) from None
+        elif t is float:
+            if item - item != 0.0:
+                raise ValidationError("expected a finite number, got NaN or infinity", key, "value")
+        elif t not in _SCALARS:
+            flat = False
+    if flat:
+        return _new_frozen(value)
+    out = {}
+    for key, item in value.items():
+        try:
+            out[key] = _freeze(item)
+        except ValidationError as exc:
+            raise exc.prefixed(key) from None
+    return _new_frozen(out)
+
+
+def thaw_json(value: Any) -> Any:
+    """Return a plain, mutable copy of a frozen JSON value (dicts and lists)."""
+    t = type(value)
+    if t is FrozenDict or t is dict:
+        return {k: thaw_json(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
+    if t is tuple or t is list:
+        return [thaw_json(v) if type(v) in _CONTAINERS else v for v in value]
+    return value
+
+
+_CONTAINERS = frozenset((FrozenDict, dict, tuple, list))

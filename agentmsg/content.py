@@ -1,0 +1,282 @@
+"""Content parts of a chat message: text, and images from a URL, base64 data or a file path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from ._codec import expect_object, get_str, type_name
+from ._fast import new, slot_setters
+from ._frozen import check_text
+from .errors import ValidationError
+
+__all__ = ["ImageSource", "TextPart", "ImagePart", "ContentPart", "part_from_dict", "IMAGE_MEDIA_TYPES"]
+
+IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}", re.ASCII)
+_DATA_URL = re.compile(r"data:([a-z]+/[a-z0-9.+-]+);base64,", re.ASCII)
+_HTTP_URL = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE)
+
+
+def _check_base64(data: object, path: str) -> str:
+    if type(data) is not str:
+        raise ValidationError(f"expected a string, got {type_name(data)}", path, "type")
+    if data.startswith("data:"):
+        raise ValidationError(
+            "must be bare base64 without a 'data:' prefix (use ImageSource.from_url for data: URLs)",
+            path,
+            "value",
+        )
+    if not data:
+        raise ValidationError("must not be empty", path, "value")
+    # The pattern with the length check is exactly the canonical base64 alphabet and padding.
+    if len(data) % 4 or _BASE64.fullmatch(data) is None:
+        raise ValidationError("must be valid base64", path, "value")
+    return data
+
+
+def _check_media_type(media_type: object, path: str) -> str:
+    if media_type in _MEDIA_TYPES:
+        return media_type
+    if type(media_type) is not str:
+        raise ValidationError(f"expected a string, got {type_name(media_type)}", path, "type")
+    raise ValidationError(
+        "must be one of image/png, image/jpeg, image/gif, image/webp", path, "value"
+    )
+
+
+def _check_url(url: object, path: str = "url") -> str:
+    if type(url) is not str:
+        raise ValidationError(f"expected a string, got {type_name(url)}", path, "type")
+    match = _DATA_URL.match(url)
+    if match is not None:
+        _check_media_type(match.group(1), path)
+        _check_base64(url[match.end() :], path)
+        return url
+    if _HTTP_URL.fullmatch(url) is None:
+        raise ValidationError("must be an http(s) URL or a data: URL", path, "pattern")
+    return url
+
+
+def _check_path(path_value: object, path: str = "path") -> str:
+    if type(path_value) is not str:
+        raise ValidationError(f"expected a string, got {type_name(path_value)}", path, "type")
+    if not path_value or "\x00" in path_value:
+        raise ValidationError("must be a non-empty path without NUL characters", path, "value")
+    return check_text(path_value, path)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ImageSource:
+    """Where an image comes from: a URL (http(s) or ``data:``), base64 data, or a file path.
+
+    >>> ImageSource.from_url("https://example.com/cat.png").to_dict()
+    {'type': 'url', 'url': 'https://example.com/cat.png'}
+    >>> ImageSource.from_base64("iVBORw0KGgo=", "image/png")
+    ImageSource(type=base64, media_type=image/png, data=<12 chars>)
+    >>> ImageSource.from_base64("data:image/png;base64,iVBORw0KGgo=", "image/png")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: data: must be bare base64 without a 'data:' prefix (use ImageSource.from_url for data: URLs)
+
+    Build one with a factory; direct construction validates the same rules.
+    """
+
+    type: Literal["url", "base64", "file"]
+    url: str | None = None
+    media_type: str | None = None
+    data: str | None = None
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        kind = self.type
+        if kind == "url":
+            _check_url(self.url)
+            extra: tuple[str | None, ...] = (self.media_type, self.data, self.path)
+        elif kind == "base64":
+            _check_media_type(self.media_type, "media_type")
+            _check_base64(self.data, "data")
+            extra = (self.url, self.path)
+        elif kind == "file":
+            _check_path(self.path)
+            extra = (self.url, self.media_type, self.data)
+        else:
+            raise ValidationError("must be 'url', 'base64' or 'file'", "type", "value")
+        if any(value is not None for value in extra):
+            raise ValidationError(f"a {kind} source takes only its own fields", "", "value")
+
+    @classmethod
+    def from_url(cls, url: str) -> ImageSource:
+        """Return a source for an http(s) URL or a ``data:image/...;base64,`` URL."""
+        obj = new(cls)
+        _set_type(obj, "url")
+        _set_url(obj, _check_url(url))
+        _set_media_type(obj, None)
+        _set_data(obj, None)
+        _set_path(obj, None)
+        return obj
+
+    @classmethod
+    def from_base64(cls, data: str, media_type: str) -> ImageSource:
+        """Return a source for bare base64 ``data`` of an image of ``media_type``."""
+        obj = new(cls)
+        _set_type(obj, "base64")
+        _set_url(obj, None)
+        _set_media_type(obj, _check_media_type(media_type, "media_type"))
+        _set_data(obj, _check_base64(data, "data"))
+        _set_path(obj, None)
+        return obj
+
+    @classmethod
+    def from_path(cls, path: str) -> ImageSource:
+        """Return a source for an image file at ``path`` (read later, by a processor)."""
+        obj = new(cls)
+        _set_type(obj, "file")
+        _set_url(obj, None)
+        _set_media_type(obj, None)
+        _set_data(obj, None)
+        _set_path(obj, _check_path(path))
+        return obj
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape."""
+        kind = self.type
+        if kind == "url":
+            return {"type": "url", "url": self.url}
+        if kind == "base64":
+            return {"type": "base64", "media_type": self.media_type, "data": self.data}
+        return {"type": "file", "path": self.path}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ImageSource:
+        """Parse the canonical JSON shape."""
+        data = expect_object(data)
+        kind = data.get("type")
+        if kind == "url":
+            return cls.from_url(get_str(data, "url"))
+        if kind == "base64":
+            return cls.from_base64(get_str(data, "data"), get_str(data, "media_type"))
+        if kind == "file":
+            return cls.from_path(get_str(data, "path"))
+        if kind is None:
+            raise ValidationError("is required", "type", "missing")
+        raise ValidationError("must be 'url', 'base64' or 'file'", "type", "value")
+
+    def __repr__(self) -> str:
+        if self.type == "url":
+            return f"ImageSource(type=url, url=<{len(self.url or '')} chars>)"
+        if self.type == "base64":
+            return f"ImageSource(type=base64, media_type={self.media_type}, data=<{len(self.data or '')} chars>)"
+        return f"ImageSource(type=file, path=<{len(self.path or '')} chars>)"
+
+
+_set_type, _set_url, _set_media_type, _set_data, _set_path = slot_setters(
+    ImageSource, "type", "url", "media_type", "data", "path"
+)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class TextPart:
+    """A text part of a message's content.
+
+    >>> TextPart("Describe this image.").to_dict()
+    {'type': 'text', 'text': 'Describe this image.'}
+    """
+
+    text: str
+
+    def __post_init__(self) -> None:
+        _check_text_field(self.text, "text")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape."""
+        return {"type": "text", "text": self.text}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> TextPart:
+        """Parse the canonical JSON shape."""
+        part = part_from_dict(data)
+        if type(part) is not TextPart:
+            raise ValidationError("must be 'text'", "type", "value")
+        return part
+
+    def __repr__(self) -> str:
+        return f"TextPart(text=<{len(self.text)} chars>)"
+
+
+def _check_text_field(text: object, path: str) -> str:
+    if type(text) is str:
+        return check_text(text, path)
+    raise ValidationError(f"expected a string, got {type_name(text)}", path, "type")
+
+
+(_set_text,) = slot_setters(TextPart, "text")
+
+
+def text_part(text: str) -> TextPart:
+    """Build a TextPart from an already checked string (private fast path)."""
+    obj = new(TextPart)
+    _set_text(obj, text)
+    return obj
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ImagePart:
+    """An image part of a message's content.
+
+    >>> ImagePart(ImageSource.from_url("https://example.com/cat.png")).to_dict()
+    {'type': 'image', 'source': {'type': 'url', 'url': 'https://example.com/cat.png'}}
+    """
+
+    source: ImageSource
+
+    def __post_init__(self) -> None:
+        if type(self.source) is not ImageSource:
+            raise ValidationError(
+                f"expected an ImageSource, got {type(self.source).__name__}", "source", "type"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape."""
+        return {"type": "image", "source": self.source.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ImagePart:
+        """Parse the canonical JSON shape."""
+        part = part_from_dict(data)
+        if type(part) is not ImagePart:
+            raise ValidationError("must be 'image'", "type", "value")
+        return part
+
+    def __repr__(self) -> str:
+        return f"ImagePart(source={self.source!r})"
+
+
+(_set_source,) = slot_setters(ImagePart, "source")
+
+ContentPart = Union[TextPart, ImagePart]
+
+
+def part_from_dict(data: Any) -> ContentPart:
+    """Parse one content part ``{"type": "text" | "image", ...}``."""
+    data = expect_object(data)
+    kind = data.get("type")
+    if kind == "text":
+        return text_part(_check_text_field(data.get("text"), "text") if "text" in data else _missing("text"))
+    if kind == "image":
+        try:
+            source = ImageSource.from_dict(data.get("source"))
+        except ValidationError as exc:
+            raise exc.prefixed("source") from None
+        obj = new(ImagePart)
+        _set_source(obj, source)
+        return obj
+    if kind is None:
+        raise ValidationError("is required", "type", "missing")
+    raise ValidationError("must be 'text' or 'image'", "type", "value")
+
+
+def _missing(key: str) -> Any:
+    raise ValidationError("is required", key, "missing")

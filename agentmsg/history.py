@@ -1,0 +1,199 @@
+"""A conversation that keeps its messages in an order every provider accepts."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ._codec import type_name
+from .errors import ConversationOrderError, ValidationError
+from .messages import ChatMessage
+from .roles import MessageRole
+
+__all__ = ["ConversationHistory"]
+
+SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+
+# Theory of operation: the order is a small state machine over the last message's role, plus
+# the set of tool call ids still waiting for their tool message. ``add`` looks only at that state,
+# so it is O(1) amortized; the snapshot tuple is cached until the next change.
+_START, _AFTER_SYSTEM, _AFTER_USER, _AFTER_ASSISTANT, _AWAITING_TOOLS, _AFTER_TOOLS = range(6)
+
+
+class ConversationHistory:
+    """An ordered, thread-safe conversation that refuses messages out of order.
+
+    >>> history = ConversationHistory()
+    >>> history.add(ChatMessage.system("You are terse."))
+    >>> history.add(ChatMessage.user("Hi"))
+    >>> history.add(ChatMessage.user("Anyone?"))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ConversationOrderError: messages[2]: user and assistant messages must alternate: expected an assistant message
+    >>> len(history), history.last_message
+    (2, ChatMessage(role=user, content=<2 chars>))
+
+    Rules: a system message, if any, comes first and only once; the user speaks first; user and
+    assistant alternate; an assistant message with tool calls is followed by exactly one tool
+    message per call id (any order) before anything else; after the tool messages the assistant
+    continues, or the user adds a message first.
+    """
+
+    __slots__ = ("_messages", "_snapshot", "_state", "_pending", "_lock")
+
+    def __init__(self, messages: Iterable[ChatMessage] = ()) -> None:
+        self._lock = threading.RLock()
+        self._messages: list[ChatMessage] = []
+        self._snapshot: tuple[ChatMessage, ...] | None = ()
+        self._state = _START
+        self._pending: set[str] = set()
+        for message in messages:
+            self.add(message)
+
+    def add(self, message: ChatMessage) -> None:
+        """Append ``message`` or raise ``ConversationOrderError`` naming the broken rule."""
+        if type(message) is not ChatMessage:
+            raise TypeError(f"expected a ChatMessage, got {type(message).__name__}")
+        with self._lock:
+            self._state, pending = _next_state(self._state, self._pending, message, len(self._messages))
+            if pending is not None:
+                self._pending = pending
+            self._messages.append(message)
+            self._snapshot = None
+
+    def extend(self, messages: Iterable[ChatMessage]) -> None:
+        """Add each message in turn (stops at the first that breaks the order)."""
+        for message in messages:
+            self.add(message)
+
+    @property
+    def messages(self) -> tuple[ChatMessage, ...]:
+        """An immutable snapshot of the messages."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            with self._lock:
+                snapshot = self._snapshot = tuple(self._messages)
+        return snapshot
+
+    @property
+    def last_message(self) -> ChatMessage | None:
+        """The last message, or None when empty."""
+        with self._lock:
+            return self._messages[-1] if self._messages else None
+
+    @property
+    def pending_tool_call_ids(self) -> frozenset[str]:
+        """Ids of tool calls not answered yet."""
+        with self._lock:
+            return frozenset(self._pending)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __iter__(self) -> Iterator[ChatMessage]:
+        return iter(self.messages)
+
+    def __repr__(self) -> str:
+        return f"ConversationHistory(<{len(self._messages)} messages>)"
+
+    def clear(self) -> None:
+        """Remove every message."""
+        with self._lock:
+            self._messages.clear()
+            self._snapshot = ()
+            self._state = _START
+            self._pending = set()
+
+    def validate(self) -> None:
+        """Check the conversation is complete: no tool call is left without its result.
+
+        >>> history = ConversationHistory.from_list([
+        ...     {"role": "user", "content": "Weather?"},
+        ...     {"role": "assistant", "tool_calls": [{"id": "c1", "name": "weather", "arguments": {}}]},
+        ... ])
+        >>> history.validate()
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ConversationOrderError: messages[2]: tool calls left unanswered: 1 call
+        """
+        with self._lock:
+            if self._pending:
+                count = len(self._pending)
+                raise ConversationOrderError(
+                    f"tool calls left unanswered: {count} call{'s' if count > 1 else ''}",
+                    len(self._messages),
+                    "incomplete",
+                )
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """Return the messages in their canonical JSON shape."""
+        return [message.to_dict() for message in self.messages]
+
+    @classmethod
+    def from_list(cls, items: Any, /) -> ConversationHistory:
+        """Parse a list of message documents, checking each and the order.
+
+        Shape errors raise ``ValidationError`` with a path like ``[3].content``; order errors raise
+        ``ConversationOrderError``.
+        """
+        if type(items) is not list and type(items) is not tuple:
+            raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
+        history = cls()
+        for i, item in enumerate(items):
+            try:
+                message = ChatMessage.from_dict(item)
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+            history.add(message)
+        return history
+
+
+def _next_state(
+    state: int, pending: set[str], message: ChatMessage, index: int
+) -> tuple[int, set[str] | None]:
+    """Return the state after ``message`` (and new pending ids), or raise."""
+    role = message.role
+    if role is SYSTEM:
+        if state != _START:
+            raise ConversationOrderError(
+                "system message must come first, and only once", index, "system_first"
+            )
+        return _AFTER_SYSTEM, None
+    if state == _AWAITING_TOOLS:
+        if role is not TOOL:
+            raise ConversationOrderError(
+                f"every tool call must be answered by a tool message before a {role} message "
+                f"({len(pending)} pending)",
+                index,
+                "tool_pending",
+            )
+        call_id = message.tool_call_id
+        if call_id not in pending:
+            raise ConversationOrderError(
+                "tool message must answer a pending tool call: unknown or already answered tool_call_id",
+                index,
+                "tool_unknown",
+            )
+        pending.discard(call_id)
+        return (_AWAITING_TOOLS if pending else _AFTER_TOOLS), None
+    if role is TOOL:
+        raise ConversationOrderError(
+            "tool message must answer a pending tool call: unknown tool_call_id", index, "tool_unknown"
+        )
+    if role is USER:
+        if state == _AFTER_USER:
+            raise ConversationOrderError(
+                "user and assistant messages must alternate: expected an assistant message", index, "alternate"
+            )
+        return _AFTER_USER, None
+    # assistant
+    if state == _START or state == _AFTER_SYSTEM:
+        raise ConversationOrderError("the user must speak first", index, "user_first")
+    if state == _AFTER_ASSISTANT:
+        raise ConversationOrderError(
+            "user and assistant messages must alternate: expected a user message", index, "alternate"
+        )
+    if message.tool_calls:
+        return _AWAITING_TOOLS, {call.id for call in message.tool_calls}
+    return _AFTER_ASSISTANT, None

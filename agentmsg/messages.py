@@ -1,0 +1,340 @@
+"""Chat messages: who speaks, what they say, which tools they call or answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Union
+
+from ._codec import expect_object, type_name
+from ._fast import new, slot_setters
+from ._frozen import check_text
+from .content import ContentPart, ImagePart, TextPart, part_from_dict, text_part
+from .errors import ValidationError
+from .roles import ROLE_BY_NAME, MessageRole
+from .tools import ToolCall, tool_call_from_dict
+
+__all__ = ["ChatMessage", "Content"]
+
+Content = Union[str, tuple[ContentPart, ...], None]
+
+SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+_ROLE_NAMES = ("system", "user", "assistant", "tool")
+
+
+def _check_role(role: object) -> MessageRole:
+    if type(role) is MessageRole:
+        return role
+    if isinstance(role, str):
+        return MessageRole.parse(role)
+    raise ValidationError(f"expected a MessageRole or a role name, got {type_name(role)}", "role", "type")
+
+
+def _check_content(content: object, role: MessageRole) -> Content:
+    """Return content as str, a tuple of parts, or None; images only for user and tool."""
+    if type(content) is str:
+        return check_text(content, "content")
+    if content is None:
+        return None
+    if isinstance(content, (list, tuple)):
+        if not content:
+            raise ValidationError(
+                "must hold at least one part (use a string, even empty, for no text)", "content", "value"
+            )
+        images_allowed = role is USER or role is TOOL
+        for i, part in enumerate(content):
+            kind = type(part)
+            if kind is ImagePart:
+                if not images_allowed:
+                    raise ValidationError(
+                        f"images are allowed only in user and tool messages, not {role}",
+                        f"content[{i}]",
+                        "value",
+                    )
+            elif kind is not TextPart:
+                raise ValidationError(
+                    f"expected a TextPart or ImagePart, got {type(part).__name__}", f"content[{i}]", "type"
+                )
+        return content if type(content) is tuple else tuple(content)
+    if isinstance(content, str):
+        return check_text(str(content), "content")
+    raise ValidationError(f"expected a string or a list of parts, got {type_name(content)}", "content", "type")
+
+
+def _check_tool_calls(tool_calls: object) -> tuple[ToolCall, ...]:
+    if type(tool_calls) is not tuple:
+        if not isinstance(tool_calls, (list, tuple)):
+            raise ValidationError(f"expected a list of ToolCall, got {type_name(tool_calls)}", "tool_calls", "type")
+        tool_calls = tuple(tool_calls)
+    for i, call in enumerate(tool_calls):
+        if type(call) is not ToolCall:
+            raise ValidationError(f"expected a ToolCall, got {type(call).__name__}", f"tool_calls[{i}]", "type")
+    return tool_calls
+
+
+def _check_rules(
+    role: MessageRole, content: Content, tool_calls: tuple[ToolCall, ...], tool_call_id: object, is_error: object
+) -> None:
+    """Check the rules that tie the fields to the role."""
+    if tool_calls:
+        if role is not ASSISTANT:
+            raise ValidationError(f"only assistant messages carry tool calls, not {role}", "tool_calls", "value")
+        if len(tool_calls) > 1:
+            seen: set[str] = set()
+            for i, call in enumerate(tool_calls):
+                if call.id in seen:
+                    raise ValidationError("tool call ids must be unique within a message", f"tool_calls[{i}].id", "unique")
+                seen.add(call.id)
+    if role is TOOL:
+        if type(tool_call_id) is not str:
+            if tool_call_id is None:
+                raise ValidationError("is required for tool messages", "tool_call_id", "missing")
+            raise ValidationError(f"expected a string, got {type_name(tool_call_id)}", "tool_call_id", "type")
+        if not tool_call_id:
+            raise ValidationError("must not be empty", "tool_call_id", "value")
+        check_text(tool_call_id, "tool_call_id")
+        if is_error is not True and is_error is not False:
+            raise ValidationError(f"expected a boolean, got {type_name(is_error)}", "is_error", "type")
+    else:
+        if tool_call_id is not None:
+            raise ValidationError(f"only tool messages carry tool_call_id, not {role}", "tool_call_id", "value")
+        if is_error is not False:
+            raise ValidationError(f"only tool messages carry is_error, not {role}", "is_error", "value")
+    if content is None:
+        if role is not ASSISTANT:
+            raise ValidationError(f"is required for {role} messages (the empty string is valid)", "content", "missing")
+        if not tool_calls:
+            raise ValidationError("an assistant message needs content or at least one tool call", "content", "missing")
+
+
+def _describe(content: Content) -> str:
+    if type(content) is str:
+        return f"<{len(content)} chars>"
+    return f"<{len(content)} parts>"  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ChatMessage:
+    """One message of a conversation; build it with a factory.
+
+    >>> ChatMessage.user("Hello").to_dict()
+    {'role': 'user', 'content': 'Hello'}
+    >>> call = ToolCall("call_001", "write_file", {"path": "hello.py"})
+    >>> ChatMessage.assistant("Writing it.", [call])
+    ChatMessage(role=assistant, content=<11 chars>, tool_calls=[call_001:write_file])
+    >>> ChatMessage.tool("call_001", "File written").to_dict()
+    {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'File written'}
+    >>> ChatMessage.assistant()
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: content: an assistant message needs content or at least one tool call
+
+    ``content`` is a string, a tuple of ``TextPart``/``ImagePart`` (a list becomes a tuple), or
+    None. Images appear only in user and tool content; only assistants carry ``tool_calls``;
+    only tool messages carry ``tool_call_id`` and ``is_error``.
+    """
+
+    role: MessageRole
+    content: Content = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        role = _check_role(self.role)
+        content = _check_content(self.content, role)
+        tool_calls = _check_tool_calls(self.tool_calls)
+        _check_rules(role, content, tool_calls, self.tool_call_id, self.is_error)
+        _set_role(self, role)
+        _set_content(self, content)
+        _set_tool_calls(self, tool_calls)
+
+    # -- factories (the fast path: only the checks their arguments need) --------------------
+
+    @classmethod
+    def system(cls, text: str) -> ChatMessage:
+        """Return a system message.
+
+        >>> ChatMessage.system("You are terse.").role
+        <MessageRole.SYSTEM: 0>
+        """
+        if type(text) is not str:
+            raise ValidationError(f"expected a string, got {type_name(text)}", "content", "type")
+        return _make(SYSTEM, check_text(text, "content"), (), None, False)
+
+    @classmethod
+    def user(cls, content: str | Iterable[ContentPart]) -> ChatMessage:
+        """Return a user message with text or a list of parts.
+
+        >>> from agentmsg import ImageSource
+        >>> msg = ChatMessage.user([TextPart("What is this?"),
+        ...                         ImagePart(ImageSource.from_url("https://example.com/a.png"))])
+        >>> len(msg.content), msg.text
+        (2, 'What is this?')
+        """
+        if type(content) is str:
+            if not content.isascii():
+                check_text(content, "content")
+            return _make(USER, content, (), None, False)
+        return _make(USER, _check_content(_as_parts(content), USER), (), None, False)
+
+    @classmethod
+    def assistant(
+        cls, content: str | Iterable[TextPart] | None = None, tool_calls: Iterable[ToolCall] = ()
+    ) -> ChatMessage:
+        """Return an assistant message with text, tool calls, or both.
+
+        >>> ChatMessage.assistant("Done.").to_dict()
+        {'role': 'assistant', 'content': 'Done.'}
+        """
+        if type(content) is not str and content is not None:
+            content = _as_parts(content)
+        checked = _check_content(content, ASSISTANT)
+        calls = _check_tool_calls(tool_calls if type(tool_calls) is tuple else tuple(_iterate(tool_calls, "tool_calls")))
+        if checked is None or len(calls) > 1:
+            _check_rules(ASSISTANT, checked, calls, None, False)
+        return _make(ASSISTANT, checked, calls, None, False)
+
+    @classmethod
+    def tool(cls, tool_call_id: str, result: str | Iterable[ContentPart], is_error: bool = False) -> ChatMessage:
+        """Return a tool message answering the call ``tool_call_id``.
+
+        >>> ChatMessage.tool("call_001", "boom", is_error=True).to_dict()
+        {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'boom', 'is_error': True}
+
+        ``result`` may be text (even empty) or parts, images included (a screenshot, say).
+        """
+        if type(result) is str:
+            content: Content = check_text(result, "content") if not result.isascii() else result
+        else:
+            content = _check_content(_as_parts(result), TOOL)
+        _check_rules(TOOL, content, (), tool_call_id, is_error)
+        return _make(TOOL, content, (), tool_call_id, is_error)
+
+    # -- views ------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """Return the text of the content: the string, or the text parts joined ('' for None)."""
+        content = self.content
+        if type(content) is str:
+            return content
+        if content is None:
+            return ""
+        return "".join([part.text for part in content if type(part) is TextPart])
+
+    # -- codec ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape (None and empty defaults omitted)."""
+        out: dict[str, Any] = {"role": _ROLE_NAMES[self.role]}
+        role = self.role
+        content = self.content
+        if role is TOOL:
+            out["tool_call_id"] = self.tool_call_id
+        if content is not None:
+            out["content"] = content if type(content) is str else [part.to_dict() for part in content]  # type: ignore[union-attr]
+        if self.tool_calls:
+            out["tool_calls"] = [call.to_dict() for call in self.tool_calls]
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ChatMessage:
+        """Parse the canonical JSON shape; unknown keys are ignored, null equals missing.
+
+        >>> ChatMessage.from_dict({"role": "tool", "tool_call_id": "call_001", "content": "ok"})
+        ChatMessage(role=tool, content=<2 chars>, tool_call_id='call_001')
+        """
+        if type(data) is not dict:
+            data = expect_object(data)
+        raw_role = data.get("role")
+        role = ROLE_BY_NAME.get(raw_role) if type(raw_role) is str else None
+        if role is None:
+            if raw_role is None:
+                raise ValidationError("is required", "role", "missing")
+            role = MessageRole.parse(raw_role)
+        content = data.get("content")
+        if type(content) is str:
+            if not content.isascii():
+                check_text(content, "content")
+        elif content is not None:
+            content = _content_from_json(content, role)
+        raw_calls = data.get("tool_calls")
+        calls: tuple[ToolCall, ...] = ()
+        if raw_calls:
+            if type(raw_calls) is not list:
+                raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
+            calls = tuple([_call_from_json(item, i) for i, item in enumerate(raw_calls)])
+        elif raw_calls is not None and type(raw_calls) is not list:
+            raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
+        tool_call_id = data.get("tool_call_id")
+        is_error = data.get("is_error")
+        if is_error is None:
+            is_error = False
+        if role is USER and not calls and tool_call_id is None and is_error is False and content is not None:
+            return _make(USER, content, (), None, False)
+        _check_rules(role, content, calls, tool_call_id, is_error)
+        return _make(role, content, calls, tool_call_id, is_error)
+
+    def __repr__(self) -> str:
+        fields = [f"role={_ROLE_NAMES[self.role]}"]
+        if self.content is not None:
+            fields.append(f"content={_describe(self.content)}")
+        if self.tool_calls:
+            fields.append("tool_calls=[" + ", ".join(f"{c.id}:{c.name}" for c in self.tool_calls) + "]")
+        if self.tool_call_id is not None:
+            fields.append(f"tool_call_id={self.tool_call_id!r}")
+        if self.is_error:
+            fields.append("is_error=True")
+        return f"ChatMessage({', '.join(fields)})"
+
+
+_set_role, _set_content, _set_tool_calls, _set_tool_call_id, _set_is_error = slot_setters(
+    ChatMessage, "role", "content", "tool_calls", "tool_call_id", "is_error"
+)
+
+
+def _make(
+    role: MessageRole, content: Content, tool_calls: tuple[ToolCall, ...], tool_call_id: str | None, is_error: bool
+) -> ChatMessage:
+    obj = new(ChatMessage)
+    _set_role(obj, role)
+    _set_content(obj, content)
+    _set_tool_calls(obj, tool_calls)
+    _set_tool_call_id(obj, tool_call_id)
+    _set_is_error(obj, is_error)
+    return obj
+
+
+def _iterate(items: object, path: str) -> Iterable[Any]:
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+        raise ValidationError(f"expected a list, got {type_name(items)}", path, "type")
+    return items
+
+
+def _as_parts(content: object) -> tuple[Any, ...]:
+    if type(content) is tuple:
+        return content
+    return tuple(_iterate(content, "content"))
+
+
+def _content_from_json(content: object, role: MessageRole) -> tuple[ContentPart, ...]:
+    if type(content) is not list:
+        raise ValidationError(f"expected a string or a list of parts, got {type_name(content)}", "content", "type")
+    parts = []
+    for i, item in enumerate(content):
+        try:
+            parts.append(part_from_dict(item))
+        except ValidationError as exc:
+            raise exc.prefixed(i).prefixed("content") from None
+    return _check_content(tuple(parts), role)  # type: ignore[return-value]
+
+
+def _call_from_json(item: object, index: int) -> ToolCall:
+    try:
+        return tool_call_from_dict(item)
+    except ValidationError as exc:
+        raise exc.prefixed(index).prefixed("tool_calls") from None
+

@@ -1,0 +1,141 @@
+"""Streaming tool calls: fragments as providers send them, and the accumulator that joins them."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ._codec import expect_object, type_name
+from ._frozen import check_text
+from .errors import ValidationError
+from .tools import ToolCall
+
+__all__ = ["ToolCallDelta", "ToolCallAccumulator"]
+
+
+def _optional_str(value: object, path: str) -> str | None:
+    if value is None or type(value) is str:
+        return value
+    raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolCallDelta:
+    """One streamed fragment of a tool call; ``index`` says which call of the message.
+
+    >>> ToolCallDelta(0, id="call_1", name="search", arguments_delta='{"q": ')
+    ToolCallDelta(index=0, id='call_1', name='search', arguments_delta=<6 chars>)
+    """
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.index) is not int or self.index < 0:
+            raise ValidationError("must be a non-negative integer", "index", "type" if type(self.index) is not int else "value")
+        for key in ("id", "name", "arguments_delta"):
+            value = _optional_str(getattr(self, key), key)
+            if value is not None:
+                check_text(value, key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"index", "id"?, "name"?, "arguments_delta"?}``."""
+        out: dict[str, Any] = {"index": self.index}
+        if self.id is not None:
+            out["id"] = self.id
+        if self.name is not None:
+            out["name"] = self.name
+        if self.arguments_delta is not None:
+            out["arguments_delta"] = self.arguments_delta
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ToolCallDelta:
+        """Parse the shape that ``to_dict`` gives."""
+        data = expect_object(data)
+        index = data.get("index")
+        if index is None:
+            raise ValidationError("is required", "index", "missing")
+        return cls(index, data.get("id"), data.get("name"), data.get("arguments_delta"))
+
+    def __repr__(self) -> str:
+        args = "None" if self.arguments_delta is None else f"<{len(self.arguments_delta)} chars>"
+        return f"ToolCallDelta(index={self.index}, id={self.id!r}, name={self.name!r}, arguments_delta={args})"
+
+
+class _Slot:
+    __slots__ = ("id", "name", "pieces")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name: str | None = None
+        self.pieces: list[str] = []
+
+
+class ToolCallAccumulator:
+    """Join streamed ``ToolCallDelta``s, in any interleaving of indexes, into ``ToolCall``s.
+
+    >>> acc = ToolCallAccumulator()
+    >>> for delta in [ToolCallDelta(0, "call_a", "search", '{"q": "c'),
+    ...               ToolCallDelta(1, "call_b", "clock", ""),
+    ...               ToolCallDelta(0, arguments_delta='ats"}')]:
+    ...     acc.add(delta)
+    >>> [(c.id, c.name, dict(c.arguments)) for c in acc.finish()]
+    [('call_a', 'search', {'q': 'cats'}), ('call_b', 'clock', {})]
+
+    Argument fragments are kept in a list and joined once, so the work is linear in their total
+    length. ``finish`` raises ``ValidationError`` (path ``tool_calls[i]...``) for a call without
+    id or name, or with arguments that are not a JSON object. Safe to share between threads.
+    """
+
+    __slots__ = ("_slots", "_lock")
+
+    def __init__(self) -> None:
+        self._slots: dict[int, _Slot] = {}
+        self._lock = threading.Lock()
+
+    def add(self, delta: ToolCallDelta) -> None:
+        """Take one fragment; a second, different id or name for an index is an error."""
+        if type(delta) is not ToolCallDelta:
+            raise TypeError(f"expected a ToolCallDelta, got {type(delta).__name__}")
+        with self._lock:
+            slot = self._slots.get(delta.index)
+            if slot is None:
+                slot = self._slots[delta.index] = _Slot()
+            if delta.id is not None and delta.id != slot.id:
+                if slot.id is not None:
+                    raise ValidationError(
+                        "a second, different id arrived for this index", f"tool_calls[{delta.index}].id", "value"
+                    )
+                slot.id = delta.id
+            if delta.name is not None and delta.name != slot.name:
+                if slot.name is not None:
+                    raise ValidationError(
+                        "a second, different name arrived for this index", f"tool_calls[{delta.index}].name", "value"
+                    )
+                slot.name = delta.name
+            if delta.arguments_delta:
+                slot.pieces.append(delta.arguments_delta)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def finish(self) -> tuple[ToolCall, ...]:
+        """Return the complete calls in index order."""
+        with self._lock:
+            slots = sorted(self._slots.items())
+        calls = []
+        for index, slot in slots:
+            path = f"tool_calls[{index}]"
+            if not slot.id:
+                raise ValidationError("no id arrived for this call", f"{path}.id", "missing")
+            if not slot.name:
+                raise ValidationError("no name arrived for this call", f"{path}.name", "missing")
+            try:
+                calls.append(ToolCall.from_json_arguments(slot.id, slot.name, "".join(slot.pieces)))
+            except ValidationError as exc:
+                raise exc.prefixed(path) from None
+        return tuple(calls)

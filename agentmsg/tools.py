@@ -1,0 +1,348 @@
+"""Tool calls the model makes, the results that answer them, and the tools it may call."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
+from ._fast import new, slot_setters
+from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from .errors import InvalidArgumentsError, ValidationError
+
+__all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_from_dict"]
+
+_NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
+_KNOWN_NAMES: set[str] = set()
+_EMPTY_ARGS = FrozenDict()
+T = TypeVar("T")
+
+
+def check_name(name: object, path: str = "name") -> str:
+    """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_]{1,64}$``)."""
+    if name in _KNOWN_NAMES:
+        return name
+    if type(name) is not str:
+        raise ValidationError(f"expected a string, got {type_name(name)}", path, "type")
+    if _NAME.fullmatch(name) is None:
+        if len(name) > 64:
+            raise ValidationError("must be at most 64 characters", path, "pattern")
+        raise ValidationError(
+            "must be 1-64 characters of letters, digits and underscores", path, "pattern"
+        )
+    if len(_KNOWN_NAMES) < 4096:
+        _KNOWN_NAMES.add(name)
+    return name
+
+
+def _check_id(value: object, path: str) -> str:
+    if type(value) is str and value:
+        return check_text(value, path)
+    if type(value) is not str:
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+    raise ValidationError("must not be empty", path, "value")
+
+
+def _check_arguments(arguments: object) -> FrozenDict:
+    if type(arguments) is FrozenDict:
+        return arguments  # already deep-frozen and checked
+    if not isinstance(arguments, dict):
+        raise ValidationError(
+            f"expected a JSON object, got {type_name(arguments)}", "arguments", "type"
+        )
+    if not arguments:
+        return _EMPTY_ARGS
+    return freeze_json(arguments, "arguments")  # type: ignore[no-any-return]
+
+
+def _describe_text(text: str) -> str:
+    return f"<{len(text)} chars>"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolCall:
+    """A call the model asks for: an id, a tool name and JSON-object arguments.
+
+    >>> call = ToolCall("call_001", "write_file", {"path": "hello.py", "lines": [1, 2]})
+    >>> call.arguments["lines"], call.get_argument("path", str), call.get_argument("path", int)
+    ((1, 2), 'hello.py', None)
+    >>> call.to_dict()
+    {'id': 'call_001', 'name': 'write_file', 'arguments': {'path': 'hello.py', 'lines': [1, 2]}}
+    >>> ToolCall("call_001", "write file", {})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: name: must be 1-64 characters of letters, digits and underscores
+
+    Arguments are deep-frozen once (objects become ``FrozenDict``, arrays tuples) and never
+    re-parsed.
+    """
+
+    id: str
+    name: str
+    arguments: FrozenDict
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "id")
+        check_name(self.name)
+        _set_arguments(self, _check_arguments(self.arguments))
+
+    @classmethod
+    def from_json_arguments(cls, id: str, name: str, text: str) -> ToolCall:
+        """Return a call whose arguments are parsed from a provider's JSON string.
+
+        >>> ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"}').arguments
+        FrozenDict({'q': 'cats'})
+        >>> ToolCall.from_json_arguments("call_1", "search", "").arguments
+        FrozenDict({})
+
+        Empty text means no arguments. Anything that is not a JSON object raises
+        ``InvalidArgumentsError`` (a ``ValidationError``) whose ``raw_arguments`` keeps the text.
+        """
+        if type(text) is not str:
+            raise ValidationError(f"expected a string, got {type_name(text)}", "arguments", "type")
+        if not text or text.isspace():
+            value: Any = _EMPTY_ARGS
+        else:
+            try:
+                value = loads_strict(text)
+            except ValidationError as exc:
+                raise InvalidArgumentsError(exc.message, code=exc.code, raw_arguments=text) from None
+            if type(value) is not dict:
+                raise InvalidArgumentsError(
+                    f"expected a JSON object, got {type_name(value)}", code="type", raw_arguments=text
+                )
+        return make_tool_call(_check_id(id, "id"), check_name(name), _check_arguments(value))
+
+    @overload
+    def get_argument(self, key: str, type: type[list[Any]]) -> tuple[Any, ...] | None: ...
+    @overload
+    def get_argument(self, key: str, type: type[dict[str, Any]]) -> FrozenDict | None: ...
+    @overload
+    def get_argument(self, key: str, type: type[T]) -> T | None: ...
+    def get_argument(self, key: str, type: type[Any]) -> Any:
+        """Return the argument ``key`` if it holds that JSON type, else None.
+
+        ``int`` never matches a boolean; ``float`` matches any number (returned as a float);
+        ``list`` and ``dict`` match arrays and objects in their frozen form (tuple, FrozenDict).
+        """
+        value = self.arguments.get(key)
+        kind = value.__class__
+        if type is str or type is bool:
+            return value if kind is type else None
+        if type is int:
+            return value if kind is int else None
+        if type is float:
+            return float(value) if kind is float or kind is int else None  # type: ignore[arg-type]
+        if type is list or type is tuple:
+            return value if kind is tuple else None
+        if type is dict or type is FrozenDict:
+            return value if kind is FrozenDict else None
+        raise TypeError("type must be one of str, int, float, bool, list, dict")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape (arguments as a plain dict)."""
+        return {"id": self.id, "name": self.name, "arguments": thaw_json(self.arguments)}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ToolCall:
+        """Parse the canonical JSON shape."""
+        return tool_call_from_dict(data)
+
+    def __repr__(self) -> str:
+        return f"ToolCall(id={self.id!r}, name={self.name!r}, arguments=<{len(self.arguments)} keys>)"
+
+
+_set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
+
+
+def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
+    """Build a ToolCall from checked values (private fast path)."""
+    obj = new(ToolCall)
+    _set_id(obj, id)
+    _set_name(obj, name)
+    _set_arguments(obj, arguments)
+    return obj
+
+
+def tool_call_from_dict(data: Any) -> ToolCall:
+    """Parse ``{"id", "name", "arguments"}``; missing or null arguments mean ``{}``."""
+    if type(data) is not dict:
+        data = expect_object(data)
+    arguments = data.get("arguments")
+    return make_tool_call(
+        _check_id(data.get("id"), "id") if "id" in data else _missing("id"),
+        check_name(data.get("name")) if "name" in data else _missing("name"),
+        _EMPTY_ARGS if arguments is None else _check_arguments(arguments),
+    )
+
+
+def _missing(key: str) -> Any:
+    raise ValidationError("is required", key, "missing")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolResult:
+    """What a tool returned for one call: text (possibly empty) and whether it failed.
+
+    >>> result = ToolResult.error("call_001", "file not found")
+    >>> result.is_error, result.to_message().to_dict()
+    (True, {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'file not found', 'is_error': True})
+    """
+
+    tool_call_id: str
+    result: str
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        _check_id(self.tool_call_id, "tool_call_id")
+        if type(self.result) is not str:
+            raise ValidationError(f"expected a string, got {type_name(self.result)}", "result", "type")
+        check_text(self.result, "result")
+        if type(self.is_error) is not bool:
+            raise ValidationError(f"expected a boolean, got {type_name(self.is_error)}", "is_error", "type")
+
+    @classmethod
+    def success(cls, tool_call_id: str, result: str) -> ToolResult:
+        """Return a successful result."""
+        return cls(tool_call_id, result, False)
+
+    @classmethod
+    def error(cls, tool_call_id: str, message: str) -> ToolResult:
+        """Return a failed result carrying an error message for the model."""
+        return cls(tool_call_id, message, True)
+
+    def to_message(self) -> Any:
+        """Return the tool ``ChatMessage`` that carries this result to the model."""
+        from .messages import ChatMessage
+
+        return ChatMessage.tool(self.tool_call_id, self.result, self.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"tool_call_id", "result", "is_error"?}`` (is_error omitted when false)."""
+        out: dict[str, Any] = {"tool_call_id": self.tool_call_id, "result": self.result}
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ToolResult:
+        """Parse the shape that ``to_dict`` gives."""
+        data = expect_object(data)
+        return cls(get_str(data, "tool_call_id"), get_str(data, "result"), get_bool(data, "is_error", False))
+
+    def __repr__(self) -> str:
+        flag = ", is_error=True" if self.is_error else ""
+        return f"ToolResult(tool_call_id={self.tool_call_id!r}, result={_describe_text(self.result)}{flag})"
+
+
+_SCHEMA_CHILDREN = ("items", "additionalItems", "contains", "not", "if", "then", "else")
+_SCHEMA_LISTS = ("prefixItems", "anyOf", "allOf", "oneOf")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def _check_strict(schema: Any, path: str) -> None:
+    if type(schema) is not FrozenDict:
+        return
+    kind = schema.get("type")
+    is_object = kind == "object" or (type(kind) is tuple and "object" in kind) or "properties" in schema
+    if is_object and schema.get("additionalProperties") is not False:
+        raise ValidationError(
+            "strict tools need additionalProperties: false on every object schema "
+            "(or pass strict=False)",
+            f"{path}.additionalProperties" if path else "additionalProperties",
+            "strict",
+        )
+    for key in _SCHEMA_CHILDREN:
+        if key in schema:
+            _check_strict(schema[key], f"{path}.{key}" if path else key)
+    for key in _SCHEMA_LISTS:
+        items = schema.get(key)
+        if type(items) is tuple:
+            for i, item in enumerate(items):
+                _check_strict(item, f"{path}.{key}[{i}]" if path else f"{key}[{i}]")
+    for key in _SCHEMA_MAPS:
+        children = schema.get(key)
+        if type(children) is FrozenDict:
+            for name, item in children.items():
+                _check_strict(item, f"{path}.{key}.{name}" if path else f"{key}.{name}")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolDefinition:
+    """A tool the model may call: name, description and a JSON Schema for its arguments.
+
+    >>> tool = ToolDefinition(
+    ...     "get_weather",
+    ...     "Get the current weather for a city.",
+    ...     {"type": "object", "properties": {"city": {"type": "string"}},
+    ...      "required": ["city"], "additionalProperties": False},
+    ... )
+    >>> tool.to_dict()["parameters"]["required"]
+    ['city']
+    >>> ToolDefinition("list_files", "List files.", {"type": "array"})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: parameters.type: must be "object" (tool parameters are a JSON object schema)
+
+    With ``strict=True`` (the default, as OpenAI's structured outputs) every object schema must
+    set ``additionalProperties: false``. A description over 1024 characters is accepted with a
+    warning (some providers truncate or refuse it).
+    """
+
+    name: str
+    description: str
+    parameters: FrozenDict
+    strict: bool = True
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if type(self.description) is not str:
+            raise ValidationError(
+                f"expected a string, got {type_name(self.description)}", "description", "type"
+            )
+        if not self.description.strip():
+            raise ValidationError("must not be empty", "description", "value")
+        check_text(self.description, "description")
+        if len(self.description) > 1024:
+            warnings.warn(
+                f"tool {self.name!r}: description is {len(self.description)} characters; "
+                "some providers accept at most 1024",
+                stacklevel=3,
+            )
+        if type(self.strict) is not bool:
+            raise ValidationError(f"expected a boolean, got {type_name(self.strict)}", "strict", "type")
+        if not isinstance(self.parameters, dict):
+            raise ValidationError(
+                f"expected a JSON Schema object, got {type_name(self.parameters)}", "parameters", "type"
+            )
+        parameters = freeze_json(self.parameters, "parameters")
+        if parameters.get("type") != "object":
+            raise ValidationError(
+                'must be "object" (tool parameters are a JSON object schema)', "parameters.type", "value"
+            )
+        if self.strict:
+            _check_strict(parameters, "parameters")
+        object.__setattr__(self, "parameters", parameters)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the OpenAI function shape ``{"name", "description", "parameters", "strict"}``."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": thaw_json(self.parameters),
+            "strict": self.strict,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ToolDefinition:
+        """Parse the shape that ``to_dict`` gives (``strict`` defaults to true)."""
+        data = expect_object(data)
+        parameters = data.get("parameters")
+        if parameters is None:
+            raise ValidationError("is required", "parameters", "missing")
+        return cls(get_str(data, "name"), get_str(data, "description"), parameters, get_bool(data, "strict", True))
+
+    def __repr__(self) -> str:
+        return f"ToolDefinition(name={self.name!r}, description={_describe_text(self.description)}, strict={self.strict})"
