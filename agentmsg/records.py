@@ -405,9 +405,14 @@ class ImageRecord:
 # --- file reference -------------------------------------------------------------------------
 
 
+_CANONICAL_PATH = re.compile(r"/?(?!\.\.?(?:/|$))[^/\x00]+(?:/(?!\.\.?(?:/|$))[^/\x00]+)*")
+
+
 def _normalize_path(value: object) -> str:
     """Normalize a relative or absolute POSIX path, refusing one that climbs out with ``..``."""
     path = check_str(value, "path", empty=False)
+    if _CANONICAL_PATH.fullmatch(path):
+        return path  # already normalized: the common case, one regex
     if "\x00" in path:
         raise ValidationError("must not contain NUL characters", "path", "value")
     absolute = path.startswith("/")
