@@ -308,7 +308,13 @@ class ConversationContext:
         return self._decide(call_id, "approved")
 
     def deny(self, call_id: str) -> ToolRequest:
-        """Deny the tool call ``call_id`` on the active branch; return the updated request."""
+        """Deny the tool call ``call_id`` on the active branch; return the updated request.
+
+        >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
+        >>> _ = ctx.add(ToolRequest.of([ToolCall("c1", "rm", {})], id="q1"))
+        >>> ctx.deny("c1").approvals, sorted(ctx.dirty)
+        (('denied',), ['q1'])
+        """
         return self._decide(call_id, "denied")
 
     def _decide(self, call_id: str, approval: str) -> ToolRequest:
