@@ -63,16 +63,18 @@ def _conversation_id(value: object) -> str:
     return check_text(value, "conversation_id")
 
 
-def _checked(message: object) -> ChatMessage:
+def _row(message: object) -> tuple[str, str]:
+    """Return the (role, canonical JSON) row of a message to store, or raise ``ValidationError``."""
     if type(message) is not ChatMessage:
         if not isinstance(message, dict):
             raise ValidationError(f"expected a ChatMessage, got {type(message).__name__}", "", "type")
         message = ChatMessage.from_dict(message)
-    if message.role not in _STORED_ROLES:
+    role = _STORED_ROLES.get(message.role)
+    if role is None:
         raise ValidationError(
             "only user, assistant and tool messages are stored (the system prompt is not)", "role", "role"
         )
-    return message
+    return role, to_json(message)
 
 
 class MessageStore:
@@ -82,7 +84,7 @@ class MessageStore:
     >>> store.save("c1", ChatMessage.system("You are terse."))
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: messages[0].role: only user, assistant and tool messages are stored (the system prompt is not)
+    agentmsg.errors.ValidationError: message.role: only user, assistant and tool messages are stored (the system prompt is not)
     >>> store.count("c1")
     0
     >>> store.close()
@@ -130,7 +132,12 @@ class MessageStore:
         ...     store.load("c1")[0].text
         'Hi'
         """
-        self.save_many(conversation_id, (message,))
+        conversation_id = _conversation_id(conversation_id)
+        try:
+            row = _row(message)
+        except ValidationError as exc:
+            raise exc.prefixed("message") from None
+        self._write(conversation_id, [row])
 
     def save_many(self, conversation_id: str, messages: Iterable[ChatMessage]) -> int:
         """Append messages to a conversation in one transaction (all or nothing); return how many.
@@ -147,12 +154,14 @@ class MessageStore:
         rows: list[tuple[str, str]] = []
         for i, item in enumerate(messages):
             try:
-                message = _checked(item)
+                rows.append(_row(item))
             except ValidationError as exc:
                 raise exc.prefixed(i).prefixed("messages") from None
-            rows.append((_STORED_ROLES[message.role], to_json(message)))
-        if not rows:
-            return 0
+        if rows:
+            self._write(conversation_id, rows)
+        return len(rows)
+
+    def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
         with self._lock:
             conn = self._connection()
             conn.execute("BEGIN IMMEDIATE")
@@ -168,7 +177,6 @@ class MessageStore:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-        return len(rows)
 
     def load(self, conversation_id: str) -> tuple[ChatMessage, ...]:
         """Return a conversation's messages in the order they were saved (empty if unknown).

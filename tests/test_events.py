@@ -3,6 +3,7 @@
 import copy
 import json
 import pickle
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -296,7 +297,11 @@ def test_timestamps() -> None:
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
-timestamps = st.from_regex(ev._TIMESTAMP, fullmatch=True)
+timestamps = st.builds(
+    lambda moment, zone: moment.strftime("%Y-%m-%dT%H:%M:%S") + zone,
+    st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)),
+    st.sampled_from(["Z", ".000Z", ".123456789Z", "+05:30", "-08:00", ".5+00:00"]),
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),

@@ -105,8 +105,9 @@ def test_refused_message_writes_nothing(db: Path, bad: Any, path: str, code: str
         assert (info.value.path, info.value.code) == (path, code)
         assert "abracadabra" not in str(info.value) and "terse" not in str(info.value)
         assert [m.text for m in store.load("c1")] == ["kept"]
-        with pytest.raises(ValidationError):
+        with pytest.raises(ValidationError) as info:
             store.save("c2", bad)
+        assert (info.value.path, info.value.code) == (path.replace("messages[2]", "message"), code)
         assert store.conversations() == ("c1",)
 
 
