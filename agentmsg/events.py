@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from typing import Any, ClassVar, Literal, Union
 
 from ._codec import expect_object, type_name
+from ._fast import new, slot_setters
 from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
 from .content import ImagePart, ImageSource, TextPart
 from .errors import ValidationError
@@ -79,6 +80,7 @@ _TIMESTAMP = re.compile(
     r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)",
     re.ASCII,
 )
+_is_timestamp = _TIMESTAMP.fullmatch
 
 
 # -- small validators: each returns the normalized value or raises with the field's path ---------
@@ -90,13 +92,15 @@ def _missing(path: str) -> ValidationError:
 
 def _text(value: object, path: str) -> str:
     if type(value) is str:
-        return check_text(value, path)
+        return value if value.isascii() else check_text(value, path)
     if value is None:
         raise _missing(path)
     raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
 
 
 def _id(value: object, path: str) -> str:
+    if type(value) is str and value and value.isascii():
+        return value
     text = _text(value, path)
     if not text:
         raise ValidationError("must not be empty", path, "value")
@@ -109,7 +113,7 @@ def _optional_id(value: object, path: str) -> str | None:
 
 def _timestamp(value: object, path: str) -> str:
     text = _text(value, path)
-    if _TIMESTAMP.fullmatch(text) is None:
+    if _is_timestamp(text) is None:
         raise ValidationError(
             "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
         )
@@ -638,10 +642,17 @@ class MessageStart:
         """Parse the wire payload; a missing or null ``content`` is the empty string."""
         data = expect_object(data)
         content = data.get("content")
-        return cls(id=data.get("id"), role=data.get("role"), content="" if content is None else content)
+        obj = new(cls)
+        _ms_id(obj, _id(data.get("id"), "id"))
+        _ms_role(obj, _choice(data.get("role"), "role", ("assistant",)))
+        _ms_content(obj, "" if content is None else _text(content, "content"))
+        return obj
 
     def __repr__(self) -> str:
         return f"MessageStart(id={self.id!r}, content={_size(self.content)})"
+
+
+_ms_id, _ms_content, _ms_role = slot_setters(MessageStart, "id", "content", "role")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -669,10 +680,16 @@ class MessageChunk:
     def from_dict(cls, data: Any, /) -> "MessageChunk":
         """Parse the wire payload."""
         data = expect_object(data)
-        return cls(id=data.get("id"), chunk=data.get("chunk"))
+        obj = new(cls)
+        _mc_id(obj, _id(data.get("id"), "id"))
+        _mc_chunk(obj, _text(data.get("chunk"), "chunk"))
+        return obj
 
     def __repr__(self) -> str:
         return f"MessageChunk(id={self.id!r}, chunk={_size(self.chunk)})"
+
+
+_mc_id, _mc_chunk = slot_setters(MessageChunk, "id", "chunk")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -743,20 +760,27 @@ class ToolMessageStart:
     def from_dict(cls, data: Any, /) -> "ToolMessageStart":
         """Parse the wire payload (every field is required)."""
         data = expect_object(data)
-        return cls(
-            id=data.get("id"),
-            role=data.get("role"),
-            kind=data.get("kind"),
-            status=data.get("status"),
-            tool_name=data.get("toolName"),
-            title=data.get("title"),
-            content=data.get("content"),
-            progress_text=data.get("progressText"),
-            timestamp=data.get("timestamp"),
-        )
+        obj = new(cls)
+        _ts_id(obj, _id(data.get("id"), "id"))
+        _ts_role(obj, _choice(data.get("role"), "role", ("assistant",)))
+        _ts_kind(obj, _choice(data.get("kind"), "kind", ("tool",)))
+        _ts_status(obj, _choice(data.get("status"), "status", _OPEN_STATUSES))
+        _ts_tool_name(obj, _id(data.get("toolName"), "toolName"))
+        _ts_title(obj, _text(data.get("title"), "title"))
+        _ts_content(obj, _text(data.get("content"), "content"))
+        _ts_progress_text(obj, _text(data.get("progressText"), "progressText"))
+        _ts_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        return obj
 
     def __repr__(self) -> str:
         return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status})"
+
+
+(
+    _ts_id, _ts_role, _ts_kind, _ts_status, _ts_tool_name, _ts_title, _ts_content, _ts_progress_text, _ts_timestamp
+) = slot_setters(
+    ToolMessageStart, "id", "role", "kind", "status", "tool_name", "title", "content", "progress_text", "timestamp"
+)
 
 
 def _patch(value: object) -> FrozenDict:
@@ -818,10 +842,16 @@ class ToolMessageUpdate:
     def from_dict(cls, data: Any, /) -> "ToolMessageUpdate":
         """Parse the wire payload."""
         data = expect_object(data)
-        return cls(id=data.get("id"), patch=data.get("patch"))
+        obj = new(cls)
+        _tu_id(obj, _id(data.get("id"), "id"))
+        _tu_patch(obj, _patch(data.get("patch")))
+        return obj
 
     def __repr__(self) -> str:
         return f"ToolMessageUpdate(id={self.id!r}, fields={sorted(self.patch)})"
+
+
+_tu_id, _tu_patch = slot_setters(ToolMessageUpdate, "id", "patch")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -851,10 +881,17 @@ class ToolMessageComplete:
     def from_dict(cls, data: Any, /) -> "ToolMessageComplete":
         """Parse the wire payload."""
         data = expect_object(data)
-        return cls(id=data.get("id"), status=data.get("status"), timestamp=data.get("timestamp"))
+        obj = new(cls)
+        _tc_id(obj, _id(data.get("id"), "id"))
+        _tc_status(obj, _choice(data.get("status"), "status", _FINAL_STATUSES))
+        _tc_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        return obj
 
     def __repr__(self) -> str:
         return f"ToolMessageComplete(id={self.id!r}, status={self.status})"
+
+
+_tc_id, _tc_status, _tc_timestamp = slot_setters(ToolMessageComplete, "id", "status", "timestamp")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
