@@ -14,11 +14,13 @@ import os
 import sqlite3
 import sys
 import tempfile
-import timeit
 from pathlib import Path
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Callable, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import ns_per_op, table  # noqa: E402
 
 from agentmsg import ChatMessage, ToolCall  # noqa: E402
 from agentmsg import events as ev  # noqa: E402
@@ -31,21 +33,6 @@ START = {
     "progressText": "Calling the weather service", "timestamp": "2024-05-01T12:00:01.000Z",
 }
 CHUNK = {"id": "msg_1", "chunk": "the weather "}
-
-
-def ns_per_op(fn: Callable[[], Any], repeat: int = 5, min_time: float = 0.2) -> float:
-    """Return the best ns per call of ``fn`` over ``repeat`` runs of at least ``min_time`` s each."""
-    timer = timeit.Timer(fn)
-    number = 1
-    while timer.timeit(number) < min_time / 4:
-        number *= 4
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
-
-
-def fmt(ns: Optional[float]) -> str:
-    if ns is None:
-        return "-"
-    return f"{ns / 1e3:,.2f} µs" if ns >= 1e4 else f"{ns:,.0f} ns"
 
 
 def peers_for_events() -> dict[str, dict[str, Callable[[], Any]]]:
@@ -116,20 +103,6 @@ def peers_for_events() -> dict[str, dict[str, Callable[[], Any]]]:
     return out
 
 
-def print_table(title: str, rows: list[tuple[str, float, dict[str, Optional[float]]]], peers: list[str]) -> None:
-    print(f"\n## {title}")
-    head = f"{'operation':<34} {'agentmsg':>10}" + "".join(f" {p:>16} {'ratio':>6}" for p in peers)
-    print(head)
-    print("-" * len(head))
-    for name, ours, theirs in rows:
-        line = f"{name:<34} {fmt(ours):>10}"
-        for peer in peers:
-            value = theirs.get(peer)
-            line += f" {fmt(value):>16} {'-' if value is None else f'{ours / value:.2f}x':>6}"
-        print(line)
-    print("(ratio = agentmsg time / peer time; below 1 means agentmsg is faster)")
-
-
 def bench_events() -> None:
     start, chunk = ev.decode("tool:message:start", START), ev.decode("message:chunk", CHUNK)
     ours = {
@@ -143,7 +116,7 @@ def bench_events() -> None:
         (name, ns_per_op(fn), {peer: ns_per_op(ops[name]) for peer, ops in peers.items()})
         for name, fn in ours.items()
     ]
-    print_table("socket events (per event)", rows, list(peers))
+    table("socket events (per event)", rows, list(peers))
 
     session = ev.SessionReducer(clock=lambda: "2024-05-01T12:00:00Z")
     session.apply(ev.MessageStart(id="msg_1"))
@@ -155,7 +128,7 @@ def bench_events() -> None:
 
     per_chunk = ns_per_op(stream, repeat=3, min_time=0.1) / len(events)
     received = ns_per_op(lambda: session.receive("message:chunk", CHUNK))
-    print_table("session reducer", [
+    table("session reducer", [
         ("apply(message:chunk)", per_chunk, {}),
         ("receive('message:chunk', payload)", received, {}),
     ], [])
@@ -197,7 +170,7 @@ def bench_store() -> None:
             "SELECT body FROM m WHERE c = 'load' ORDER BY seq")], repeat=3) / len(batch)
         store.close()
         raw.close()
-    print_table("message store (per message, batches of 100, file DB in WAL mode)", [
+    table("message store (per message, batches of 100, file DB in WAL mode)", [
         ("save_many", ours_save, {"sqlite3+json": raw_save_ns}),
         ("load", ours_load, {"sqlite3+json": raw_load}),
     ], ["sqlite3+json"])
