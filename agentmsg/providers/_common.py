@@ -85,6 +85,10 @@ def make_call(call_id: object, name: object, arguments: object, fields: tuple[st
     ``fields`` names id, name and arguments in the provider's terms, for error paths. Invalid
     JSON raises ``InvalidArgumentsError`` whose ``raw_arguments`` keeps the text.
     """
+    if call_id is None or name is None:
+        raise ValidationError("is required", fields[0] if call_id is None else fields[1], "missing")
+    if type(name) is not str:  # checked here: the core's name check needs a hashable value
+        raise ValidationError(f"expected a string, got {type_name(name)}", fields[1], "type")
     try:
         if type(arguments) is str:
             return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]
@@ -209,11 +213,15 @@ def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
     raise ValidationError(f"expected an array of {what}, got {type_name(items)}", "", "type")
 
 
+def _as_list(items: Any, what: str) -> list[Any]:
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+        raise ValidationError(f"expected a list of {what}, got {type_name(items)}", "", "type")
+    return list(items)
+
+
 def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
     """Return the messages as a list, refusing anything that is not a ChatMessage."""
-    if isinstance(messages, (str, bytes, dict)):
-        raise ValidationError(f"expected a list of ChatMessage, got {type_name(messages)}", "", "type")
-    items = list(messages)
+    items = _as_list(messages, "ChatMessage")
     for i, message in enumerate(items):
         if type(message) is not ChatMessage:
             raise ValidationError(f"expected a ChatMessage, got {type(message).__name__}", f"[{i}]", "type")
@@ -222,9 +230,7 @@ def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
 
 def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:
     """Return the definitions as a list, refusing anything that is not a ToolDefinition."""
-    if isinstance(definitions, (str, bytes, dict)):
-        raise ValidationError(f"expected a list of ToolDefinition, got {type_name(definitions)}", "", "type")
-    items = list(definitions)
+    items = _as_list(definitions, "ToolDefinition")
     for i, definition in enumerate(items):
         if type(definition) is not ToolDefinition:
             raise ValidationError(f"expected a ToolDefinition, got {type(definition).__name__}", f"[{i}]", "type")
@@ -239,11 +245,13 @@ def function_from(fn: dict[str, Any]) -> ToolDefinition:
     missing ``parameters`` mean an empty object schema.
     """
     name = fn.get("name")
-    if name is None:
-        raise ValidationError("is required", "name", "missing")
+    if type(name) is not str:
+        if name is None:
+            raise ValidationError("is required", "name", "missing")
+        raise ValidationError(f"expected a string, got {type_name(name)}", "name", "type")
     description = get_optional_str(fn, "description")
     if description is None or not description.strip():
-        description = name if type(name) is str else ""
+        description = name
     parameters = fn.get("parameters")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
