@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import pytest
 
-from agentmsg import ChatMessage, ConversationHistory, ConversationOrderError, ImagePart, MessageRole, TextPart
+from agentmsg import ChatMessage, ConversationHistory, ConversationOrderError, MessageRole, TextPart
 from agentmsg.providers import Response, anthropic, ollama, openai
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures"

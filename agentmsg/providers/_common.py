@@ -44,6 +44,7 @@ __all__ = [
     "expect_items",
     "checked_messages",
     "checked_tools",
+    "not_a_message",
     "function_from",
     "function_to",
     "function_tools_from",
@@ -97,9 +98,13 @@ def make_call(call_id: object, name: object, arguments: object, fields: tuple[st
         raise rename(exc, dict(zip(_CALL_FIELDS, fields))) from None
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def dump_arguments(arguments: FrozenDict, sort_keys: bool = False) -> str:
     """Return arguments as compact JSON text (non-ASCII kept), as providers send them."""
-    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    return (_CANONICAL if sort_keys else _COMPACT).encode(arguments)
 
 
 def generated_id(scope: str, index: int, name: str, arguments: FrozenDict) -> str:
@@ -220,12 +225,13 @@ def _as_list(items: Any, what: str) -> list[Any]:
 
 
 def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
-    """Return the messages as a list, refusing anything that is not a ChatMessage."""
-    items = _as_list(messages, "ChatMessage")
-    for i, message in enumerate(items):
-        if type(message) is not ChatMessage:
-            raise ValidationError(f"expected a ChatMessage, got {type(message).__name__}", f"[{i}]", "type")
-    return items
+    """Return the messages as a list; the caller checks each is a ChatMessage (``not_a_message``)."""
+    return _as_list(messages, "ChatMessage")
+
+
+def not_a_message(message: object, i: int) -> ValidationError:
+    """Return the error for an item of a message list that is not a ChatMessage."""
+    return ValidationError(f"expected a ChatMessage, got {type(message).__name__}", f"[{i}]", "type")
 
 
 def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:

@@ -50,6 +50,7 @@ from ._common import (
     get_object,
     image_from_url,
     make_call,
+    not_a_message,
     provider_error,
     refuse_file,
     relocate,
@@ -78,6 +79,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the user turn that tool results are joining
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         try:
             if role is TOOL:

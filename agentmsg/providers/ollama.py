@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import expect_object, get_list, get_optional_str, get_str, type_name
+from .._codec import expect_object, get_list, get_optional_str, type_name
 from .._frozen import FrozenDict, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
@@ -43,6 +43,7 @@ from ._common import (
     checked_messages,
     checked_tools,
     dump_arguments,
+    not_a_message,
     expect_items,
     finish_calls,
     freeze_usage,
@@ -54,7 +55,6 @@ from ._common import (
     provider_error,
     refuse_file,
     relocate,
-    rename,
     sniff_media_type,
     split_data_url,
 )
@@ -64,6 +64,7 @@ __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_resp
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "function.name", "function.arguments")
 _ROLES = {"system": SYSTEM, "user": USER, "assistant": ASSISTANT, "tool": TOOL}
+_ROLE_NAMES = ("system", "user", "assistant", "tool")
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
 
 # -- agentmsg -> Ollama ----------------------------------------------------------------------
@@ -80,50 +81,55 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages that answer
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
-        try:
-            item: dict[str, Any] = {"role": str(role), "content": _text_to(message)}
-            images = _images_to(message.content)
-            if images:
-                item["images"] = images
+        content = message.content
+        if type(content) is str:
+            item: dict[str, Any] = {"role": _ROLE_NAMES[role], "content": content}
+        elif content is None:
+            item = {"role": "assistant", "content": ""}
+        else:
+            item = _parts_to(_ROLE_NAMES[role], content, i)  # type: ignore[arg-type]
+        if role is ASSISTANT:
             if message.tool_calls:
                 calls = []
                 for call in message.tool_calls:
                     names[call.id] = call.name
                     calls.append({"id": call.id, "function": {"name": call.name, "arguments": thaw_json(call.arguments)}})
                 item["tool_calls"] = calls
-            elif role is TOOL:
-                name = names.get(message.tool_call_id)  # type: ignore[arg-type]
-                if name is None:
-                    raise ValidationError(
-                        "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
-                        "tool_call_id",
-                        UNSUPPORTED,
-                    )
-                item["tool_name"] = name
-                item["tool_call_id"] = message.tool_call_id
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
+        elif role is TOOL:
+            if message.is_error:
+                item["content"] = ERROR_PREFIX + item["content"]
+            name = names.get(message.tool_call_id)  # type: ignore[arg-type]
+            if name is None:
+                raise ValidationError(
+                    "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
+                    f"[{i}].tool_call_id",
+                    UNSUPPORTED,
+                )
+            item["tool_name"] = name
+            item["tool_call_id"] = message.tool_call_id
         out.append(item)
     return out
 
 
-def _text_to(message: ChatMessage) -> str:
-    text = message.text
-    return ERROR_PREFIX + text if message.is_error else text
-
-
-def _images_to(content: Any) -> list[str] | None:
-    if type(content) is str or content is None:
-        return None
+def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
+    """Return ``{"role", "content", "images"?}``: the text parts joined, the images as base64."""
+    texts = []
     images = []
     for j, part in enumerate(content):
-        if type(part) is ImagePart:
+        if type(part) is TextPart:
+            texts.append(part.text)
+        else:
             try:
                 images.append(_base64_of(part.source))
             except ValidationError as exc:
-                raise exc.prefixed(j).prefixed("content") from None
-    return images
+                raise exc.prefixed(j).prefixed("content").prefixed(i) from None
+    item: dict[str, Any] = {"role": role, "content": "".join(texts)}
+    if images:
+        item["images"] = images
+    return item
 
 
 def _base64_of(source: ImageSource) -> str:

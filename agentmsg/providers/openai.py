@@ -26,7 +26,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._codec import expect_object, get_list, get_optional_str, get_str, type_name
-from .._frozen import thaw_json
 from ..content import ImagePart, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -51,9 +50,9 @@ from ._common import (
     image_from_url,
     image_url,
     make_call,
+    not_a_message,
     provider_error,
     relocate,
-    rename,
 )
 
 __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
@@ -75,6 +74,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     held: list[dict[str, Any]] = []  # images taken out of tool results, sent after the run
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         if held and role is not TOOL:
             out.append({"role": "user", "content": held})
