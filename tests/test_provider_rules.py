@@ -239,8 +239,9 @@ def test_anthropic_never_sends_empty_text() -> None:
     raises(anthropic.to_messages, [ChatMessage.user("a"), ChatMessage.assistant("")], code="unsupported", path="[1].content")
     _, wire = anthropic.to_messages([ChatMessage.user([TextPart(""), TextPart("Hi")])])
     assert wire[0]["content"] == [{"type": "text", "text": "Hi"}]
-    _, wire = anthropic.to_messages([ChatMessage.user("a"), ChatMessage.assistant("", [call("toolu_1")])])
-    assert wire[1]["content"] == [{"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}}]
+    for empty in ("", [TextPart("")]):
+        _, wire = anthropic.to_messages([ChatMessage.user("a"), ChatMessage.assistant(empty, [call("toolu_1")])])
+        assert wire[1]["content"] == [{"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}}]
     _, wire = anthropic.to_messages(conversation(ChatMessage.tool("call_1", ""), calls=(call("call_1"),)))
     assert wire[2]["content"] == [{"type": "tool_result", "tool_use_id": "call_1"}]
 

@@ -127,6 +127,14 @@ def test_anthropic_events_with_ping_and_unknown_types() -> None:
     assert (r.finish_reason, dict(r.usage)) == ("tool_use", {"input_tokens": 10, "output_tokens": 30})
 
 
+def test_anthropic_citations_are_not_carried() -> None:
+    parser = anthropic.StreamParser()
+    parser.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "Per the doc"}})
+    citation = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}
+    assert parser.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": citation}}) == ()
+    assert parser.finish().message.content == "Per the doc"
+
+
 @pytest.mark.parametrize(
     "event, path, code",
     [

@@ -125,10 +125,12 @@ def _source_to(source: ImageSource) -> dict[str, Any]:
     raise refuse_file()
 
 
-def _blocks_to(content: Any) -> list[dict[str, Any]]:
+def _blocks_to(content: Any, may_be_empty: bool = False) -> list[dict[str, Any]]:
     """Return text and image blocks; empty text parts are left out, empty content refused."""
     if type(content) is str:
         if not content:
+            if may_be_empty:
+                return []
             raise _empty_text()
         return [{"type": "text", "text": content}]
     blocks: list[dict[str, Any]] = []
@@ -141,7 +143,7 @@ def _blocks_to(content: Any) -> list[dict[str, Any]]:
                 blocks.append({"type": "image", "source": _source_to(part.source)})
             except ValidationError as exc:
                 raise exc.prefixed(j).prefixed("content") from None
-    if not blocks:
+    if not blocks and not may_be_empty:
         raise _empty_text()
     return blocks
 
@@ -158,7 +160,7 @@ def _assistant_to(message: ChatMessage) -> Any:
     content = message.content
     if not message.tool_calls:
         return _content_to(content)
-    blocks = [] if content is None or content == "" else _blocks_to(content)
+    blocks = [] if content is None else _blocks_to(content, may_be_empty=True)
     for j, call in enumerate(message.tool_calls):
         if _TOOL_ID.fullmatch(call.id) is None:
             raise ValidationError(
@@ -466,7 +468,8 @@ class StreamParser:
     ``feed`` takes one parsed SSE ``data:`` event and returns its text deltas (strings) and
     ``ToolCallDelta``s (``index`` counts tool calls, not content blocks). ``ping`` and event
     types this version does not know are ignored, as Anthropic's versioning policy asks; an
-    ``error`` event, and thinking or citation deltas, raise ``ValidationError``.
+    ``error`` event, and thinking or signature deltas, raise ``ValidationError``; citations
+    are not carried.
     """
 
     __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage")
@@ -570,6 +573,8 @@ class StreamParser:
                 item = ToolCallDelta(ordinal, arguments_delta=partial)
                 self._calls.add(item)
                 return (item,)
+            if kind == "citations_delta":  # citations are not carried (as in parse_response)
+                return ()
             raise ValidationError(f"delta type {kind[:40]!r} is not supported", "type", UNSUPPORTED)
         except ValidationError as exc:
             if exc.path == "index":
