@@ -212,9 +212,9 @@ class TextRecord:
         for index, item in enumerate(items):
             try:
                 item = check_object(item)
-                check_keys(item, frozenset({"type", "text"}))
                 if check_str(required(item, "type"), "type") != "text":
-                    raise ValidationError("must be text", "type", "value")
+                    raise ValidationError("must be text (images are image records)", "type", "value")
+                check_keys(item, frozenset({"type", "text"}))
                 parts.append(TextPart(check_str(required(item, "text"), "text")))
             except ValidationError as err:
                 raise err.prefixed(index).prefixed("parts") from None
@@ -386,11 +386,10 @@ class ImageRecord:
                 {"source", "mode", "state", "recognized_by", "analysis", "text", "confidence", "language", "error"}
             ),
         )
+        raw_source = required(data, "source")
         try:
-            source = ImageSource.from_dict(check_object(required(data, "source")))
+            source = ImageSource.from_dict(check_object(raw_source))
         except ValidationError as err:
-            if err.path == "source":  # the source itself was missing
-                raise
             raise err.prefixed("source") from None
         return cls(
             id=record_id,
