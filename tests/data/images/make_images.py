@@ -8,8 +8,6 @@ Font: DejaVu Sans (Debian's fonts-dejavu-core). The PNGs are committed; tests on
 
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
-
 HERE = Path(__file__).parent
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -26,7 +24,9 @@ IMAGES = {
 }
 
 
-def render(lines: list[str], size: int = 32) -> Image.Image:
+def render(lines: list[str], size: int = 32) -> "Image.Image":
+    from PIL import Image, ImageDraw, ImageFont
+
     font = ImageFont.truetype(FONT, size)
     width = max(int(font.getlength(line)) for line in lines) + 2 * size
     height = (len(lines) + 1) * int(size * 1.5)
@@ -38,6 +38,8 @@ def render(lines: list[str], size: int = 32) -> Image.Image:
 
 
 def main() -> None:
+    from PIL import Image
+
     for name, lines in IMAGES.items():
         render(lines).save(HERE / name, optimize=True)
     Image.new("L", (200, 80), 255).save(HERE / "blank.png", optimize=True)
