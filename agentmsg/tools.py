@@ -17,7 +17,7 @@ __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_
 
 _NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
 _KNOWN_NAMES: set[str] = set()
-_EMPTY_ARGS = FrozenDict()
+_EMPTY_ARGS: FrozenDict = freeze_json({})
 T = TypeVar("T")
 
 
