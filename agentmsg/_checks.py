@@ -15,6 +15,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, Optional, TypeVar
 
+from ._codec import type_name
+from ._frozen import check_text
 from .errors import ValidationError
 
 __all__ = [
@@ -27,35 +29,11 @@ __all__ = [
     "check_object",
     "check_opt_str",
     "check_str",
-    "json_type",
     "required",
     "sized",
 ]
 
 _S = TypeVar("_S", bound=str)
-
-
-def json_type(value: object) -> str:
-    """Name a value's type the way JSON Schema does (``object``, ``array``, ``string``...).
-
-    >>> json_type(True), json_type(3), json_type([]), json_type(None)
-    ('boolean', 'integer', 'array', 'null')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
 
 
 def sized(text: Optional[str]) -> str:
@@ -76,7 +54,7 @@ def check_object(value: object, path: str = "") -> Mapping[str, Any]:
     agentmsg.errors.ValidationError: data: expected an object, got array
     """
     if not isinstance(value, Mapping):
-        raise ValidationError(f"expected an object, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected an object, got {type_name(value)}", path, "type")
     return value
 
 
@@ -100,30 +78,26 @@ def required(data: Mapping[str, Any], key: str) -> Any:
     >>> required({}, "path")
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: path: required field is missing
+    agentmsg.errors.ValidationError: path: is required
     """
     if key not in data:
-        raise ValidationError("required field is missing", key, "missing")
+        raise ValidationError("is required", key, "missing")
     return data[key]
 
 
 def check_str(value: object, path: str, *, empty: bool = True) -> str:
-    """Return ``value`` if it is a string (non-empty unless ``empty``) without lone surrogates.
+    """Return ``value`` if it is a string (non-empty unless ``empty``) encodable as UTF-8.
 
     >>> check_str(3, "name")
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: name: expected a string, got integer
+    agentmsg.errors.ValidationError: name: expected a string, got number
     """
     if not isinstance(value, str):
-        raise ValidationError(f"expected a string, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
     if not empty and not value:
         raise ValidationError("must not be empty", path, "value")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError("must be valid Unicode (no lone surrogates)", path, "value") from None
-    return value
+    return check_text(value, path)
 
 
 def check_opt_str(value: object, path: str, *, empty: bool = True) -> Optional[str]:
@@ -161,7 +135,7 @@ def check_int(value: object, path: str, *, minimum: int) -> int:
     agentmsg.errors.ValidationError: start_line: must be at least 1
     """
     if type(value) is not int:
-        raise ValidationError(f"expected an integer, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected an integer, got {type_name(value)}", path, "type")
     if value < minimum:
         raise ValidationError(f"must be at least {minimum}", path, "value")
     return value
@@ -178,7 +152,7 @@ def check_float(value: object, path: str, *, minimum: float, maximum: float = ma
     agentmsg.errors.ValidationError: confidence: must be between 0.0 and 1.0
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValidationError(f"expected a number, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected a number, got {type_name(value)}", path, "type")
     number = float(value)
     if not math.isfinite(number):
         raise ValidationError("must be a finite number", path, "value")
@@ -194,10 +168,10 @@ def check_bool(value: object, path: str) -> bool:
     >>> check_bool(1, "recoverable")
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: recoverable: expected a boolean, got integer
+    agentmsg.errors.ValidationError: recoverable: expected a boolean, got number
     """
     if not isinstance(value, bool):
-        raise ValidationError(f"expected a boolean, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected a boolean, got {type_name(value)}", path, "type")
     return value
 
 

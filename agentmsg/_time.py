@@ -3,7 +3,7 @@
 import re
 from datetime import datetime, timedelta, timezone
 
-from ._checks import json_type
+from ._codec import type_name
 from .errors import ValidationError
 
 __all__ = ["check_timestamp", "format_timestamp", "parse_timestamp"]
@@ -61,7 +61,7 @@ def parse_timestamp(value: object, path: str) -> datetime:
     agentmsg.errors.ValidationError: at: expected an RFC 3339 timestamp with an offset
     """
     if not isinstance(value, str):
-        raise ValidationError(f"expected a string, got {json_type(value)}", path, "type")
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
     m = _RFC3339.fullmatch(value)
     if m is None:
         raise ValidationError("expected an RFC 3339 timestamp with an offset", path, "pattern")

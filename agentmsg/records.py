@@ -43,10 +43,10 @@ from ._checks import (
     check_object,
     check_opt_str,
     check_str,
-    json_type,
     required,
     sized,
 )
+from ._codec import type_name
 from ._frozen import FrozenDict, freeze_json, thaw_json
 from ._time import check_timestamp, format_timestamp, parse_timestamp
 from .content import ImageSource, TextPart
@@ -147,15 +147,12 @@ class TextRecord:
 
     def __post_init__(self) -> None:
         _check_id(self.id)
-        try:
-            role = MessageRole.parse(self.role)
-        except ValidationError as err:
-            raise err.prefixed("role") from None
+        role = self.role if isinstance(self.role, MessageRole) else MessageRole.parse(self.role)
         if role not in _TEXT_ROLES:
             raise ValidationError("must be one of system, user, assistant", "role", "value")
         object.__setattr__(self, "role", role)
         if not isinstance(self.parts, (list, tuple)):
-            raise ValidationError(f"expected an array, got {json_type(self.parts)}", "parts", "type")
+            raise ValidationError(f"expected an array, got {type_name(self.parts)}", "parts", "type")
         if not self.parts:
             raise ValidationError("must hold at least one part", "parts", "value")
         for index, part in enumerate(self.parts):
@@ -170,7 +167,7 @@ class TextRecord:
         >>> TextRecord.of("assistant", "Done.", id="t2").text
         'Done.'
         """
-        return cls(id=new_record_id() if id is None else id, role=MessageRole.parse(role), parts=(TextPart(text),))
+        return cls(id=new_record_id() if id is None else id, role=role, parts=(TextPart(text),))  # type: ignore[arg-type]
 
     @property
     def text(self) -> str:
@@ -196,7 +193,7 @@ class TextRecord:
         >>> TextRecord.from_dict({"type": "text", "version": 1, "id": "t", "data": {"role": "user"}})
         Traceback (most recent call last):
             ...
-        agentmsg.errors.ValidationError: data.parts: required field is missing
+        agentmsg.errors.ValidationError: data.parts: is required
         """
         return _decode_as(cls, data)
 
@@ -207,7 +204,7 @@ class TextRecord:
         check_str(role, "role")
         items = required(data, "parts")
         if not isinstance(items, list):
-            raise ValidationError(f"expected an array, got {json_type(items)}", "parts", "type")
+            raise ValidationError(f"expected an array, got {type_name(items)}", "parts", "type")
         parts = []
         for index, item in enumerate(items):
             try:
@@ -600,15 +597,15 @@ class RequestedToolCall:
         >>> RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).approval
         Traceback (most recent call last):
             ...
-        agentmsg.errors.ValidationError: approval: required field is missing
+        agentmsg.errors.ValidationError: approval: is required
         """
         check_object(data)
         check_keys(data, frozenset({"id", "name", "arguments", "approval"}))
         call_id = check_str(required(data, "id"), "id", empty=False)
         name = check_str(required(data, "name"), "name")
-        arguments = check_object(required(data, "arguments"), "arguments")
+        arguments = freeze_json(check_object(required(data, "arguments"), "arguments"), "arguments")
         approval = required(data, "approval")
-        return cls(call=ToolCall(call_id, name, dict(arguments)), approval=approval)
+        return cls(call=ToolCall(call_id, name, arguments), approval=approval)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -631,7 +628,7 @@ class ToolRequest:
     def __post_init__(self) -> None:
         _check_id(self.id)
         if not isinstance(self.calls, (list, tuple)):
-            raise ValidationError(f"expected an array, got {json_type(self.calls)}", "calls", "type")
+            raise ValidationError(f"expected an array, got {type_name(self.calls)}", "calls", "type")
         if not self.calls:
             raise ValidationError("must hold at least one tool call", "calls", "value")
         seen: set[str] = set()
@@ -727,7 +724,7 @@ class ToolRequest:
         ...     {"id": "c1", "name": "bad name", "arguments": {}, "approval": "pending"}]}})
         Traceback (most recent call last):
             ...
-        agentmsg.errors.ValidationError: data.calls[0].name: must match ^[A-Za-z0-9_]{1,64}$
+        agentmsg.errors.ValidationError: data.calls[0].name: must be 1-64 characters of letters, digits and underscores
         """
         return _decode_as(cls, data)
 
@@ -736,7 +733,7 @@ class ToolRequest:
         check_keys(data, frozenset({"calls"}))
         items = required(data, "calls")
         if not isinstance(items, list):
-            raise ValidationError(f"expected an array, got {json_type(items)}", "calls", "type")
+            raise ValidationError(f"expected an array, got {type_name(items)}", "calls", "type")
         calls = []
         for index, item in enumerate(items):
             try:
@@ -1178,7 +1175,7 @@ class UnknownRecord:
         >>> UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
         Traceback (most recent call last):
             ...
-        agentmsg.errors.ValidationError: id: required field is missing
+        agentmsg.errors.ValidationError: id: is required
         """
         return cls(check_object(data))  # type: ignore[arg-type]
 

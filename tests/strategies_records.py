@@ -37,7 +37,7 @@ timestamps = st.datetimes(
 )
 segments = st.text("abcXYZ019_-.", min_size=1, max_size=8).filter(lambda s: s not in (".", ".."))
 paths = st.builds(lambda parts, root: root + "/".join(parts), st.lists(segments, min_size=1, max_size=4), st.sampled_from(["", "/"]))
-b64 = st.binary(max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
+b64 = st.binary(min_size=1, max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
 image_sources = st.one_of(
     st.builds(ImageSource.from_url, st.builds("https://example.com/{}.png".format, st.text("abc123", max_size=8))),
     st.builds(ImageSource.from_base64, b64, st.sampled_from(["image/png", "image/jpeg", "image/gif", "image/webp"])),

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from strategies_records import STRATEGIES, json_values
 
 from agentmsg._frozen import FrozenDict
-from agentmsg._record_schemas import RECORD_SCHEMAS, record_schema_name
+from agentmsg._schemas import SCHEMA_FILES
 from agentmsg.content import ImageSource, TextPart
+from agentmsg import json_schema
 from agentmsg.errors import ValidationError
 from agentmsg.records import (
     RECORD_TYPES,
@@ -45,13 +46,12 @@ def load(path: Path) -> Any:
     return json.loads(path.read_bytes())
 
 
-def _schema(name: str) -> dict[str, Any]:
-    text = resources.files("agentmsg").joinpath("schemas", RECORD_SCHEMAS[name]).read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+def record_schema_name(record_type: str, version: int) -> str:
+    return f"record_{record_type}_v{version}"
 
 
-SCHEMAS = {name: _schema(name) for name in RECORD_SCHEMAS}
+RECORD_SCHEMAS = {name: entry[0] for name, entry in SCHEMA_FILES.items() if name.startswith("record")}
+SCHEMAS = {name: json_schema(name) for name in RECORD_SCHEMAS}
 
 
 def schema_errors(document: Any) -> list[str]:
@@ -201,7 +201,7 @@ envelopes = st.sampled_from(sorted(KNOWN_KEYS)).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.one_of(json_values, envelopes))
 def test_any_json_input_raises_only_validation_error(document: Any) -> None:
     logging.getLogger("agentmsg.records").disabled = True
