@@ -63,7 +63,7 @@ class Permission(str, Enum):
 class AgentRole:
     """Name an agent role and the set of file permissions it holds.
 
-    >>> role = AgentRole("auditor", {"read"})
+    >>> role = AgentRole("auditor", frozenset({Permission.READ}))
     >>> role.allows(Permission.READ), role.allows("write"), role
     (True, False, AgentRole(name='auditor', permissions=('read',)))
     """
@@ -87,9 +87,9 @@ class AgentRole:
         return f"AgentRole(name={self.name!r}, permissions={names!r})"
 
 
-PLANNER = AgentRole("planner", {Permission.READ})
-CODER = AgentRole("coder", {Permission.READ, Permission.WRITE, Permission.EXECUTE})
-REVIEWER = AgentRole("reviewer", {Permission.READ})
+PLANNER = AgentRole("planner", frozenset({Permission.READ}))
+CODER = AgentRole("coder", frozenset({Permission.READ, Permission.WRITE, Permission.EXECUTE}))
+REVIEWER = AgentRole("reviewer", frozenset({Permission.READ}))
 GUEST = AgentRole("guest", frozenset())
 ROLES = {role.name: role for role in (PLANNER, CODER, REVIEWER, GUEST)}
 
