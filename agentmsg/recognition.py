@@ -110,7 +110,14 @@ class OcrResult:
 
 @runtime_checkable
 class OcrEngine(Protocol):
-    """Read text from image bytes (what ``ImageRecognizer`` needs from an OCR engine)."""
+    """Read text from image bytes (what ``ImageRecognizer`` needs from an OCR engine).
+
+    >>> class Fixed:
+    ...     def read(self, data: bytes) -> OcrResult:
+    ...         return OcrResult("42", 0.9, "unknown")
+    >>> isinstance(Fixed(), OcrEngine), isinstance(TesseractOcr(), OcrEngine)
+    (True, True)
+    """
 
     def read(self, data: bytes) -> OcrResult:
         """Return the text in the image, raising ``OcrError``."""
@@ -119,7 +126,11 @@ class OcrEngine(Protocol):
 
 @runtime_checkable
 class Recognizer(Protocol):
-    """Turn a pending ``ImageRecord`` into a recognized or failed one."""
+    """Turn a pending ``ImageRecord`` into a recognized or failed one.
+
+    >>> isinstance(ImageRecognizer(), Recognizer)
+    True
+    """
 
     def recognize(self, record: ImageRecord) -> ImageRecord:
         """Return a new record with the results (or the error)."""

@@ -292,3 +292,51 @@ def test_cache_keeps_the_record_id_and_timestamp_type(server):
     assert done.id == "keep-me"
     assert isinstance(done.retrieved_at, datetime) and done.retrieved_at <= datetime.now(timezone.utc)
     assert ResourceCache(server).resolve(done).status == "retrieved"
+
+
+# --- any reply: a result or an McpError, nothing else -------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+KEYS = ["jsonrpc", "id", "result", "error", "code", "message", "contents", "resources", "uri", "name", "text",
+        "blob", "mimeType", "nextCursor"]
+REPLYISH = st.recursive(
+    JSON,
+    lambda inner: st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=80)
+@given(REPLYISH)
+def test_any_reply_line_gives_a_result_or_mcp_error(value):
+    client = McpClient(["unused"], name="fuzz")
+    line = json.dumps(value).encode() + b"\n"
+    try:
+        reply = client._parse(line, "m")
+        if reply is not None:
+            assert isinstance(client._result(reply, "m"), dict)
+    except McpError as exc:
+        assert exc.code == "protocol" or exc.code == "server"
+    except RuntimeError:  # a server request needs a running client to answer it
+        assert isinstance(value, dict) and "method" in value and "id" in value
+
+
+@settings(max_examples=80)
+@given(REPLYISH)
+def test_any_result_gives_contents_or_mcp_error(value):
+    client = McpClient(["unused"], name="fuzz")
+    client.request = lambda method, params=None, **kw: value  # the reply, already unwrapped
+    for read in (lambda: client.read_resource("file:///a"), client.list_resources):
+        try:
+            read()
+        except McpError as exc:
+            assert exc.code == "protocol"
+        except (AttributeError, TypeError):
+            assert not isinstance(value, dict)  # request() always hands over an object

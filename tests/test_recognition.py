@@ -272,3 +272,16 @@ def test_protocols_and_misuse():
         TesseractOcr(languages=("eng; rm -rf /",))
     err = pickle.loads(pickle.dumps(OcrError("boom", "failed")))
     assert (err.message, err.code) == ("boom", "failed")
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from agentmsg.recognition import _parse_tsv  # noqa: E402
+
+
+@given(st.lists(st.lists(st.sampled_from(["5", "4", "1", "-1", "95.5", "x", "", "word", "\t"]), max_size=13), max_size=8))
+def test_any_tsv_parses_without_error(rows):
+    text, confidence = _parse_tsv("header\n" + "\n".join("\t".join(r) for r in rows))
+    assert isinstance(text, str)
+    assert confidence is None or 0.0 <= confidence <= 1.0
