@@ -21,6 +21,8 @@ SCHEMA_FILES: dict[str, tuple[str, str]] = {
     "tool_result": ("core.schema.json", "tool_result"),
     "tool_definition": ("core.schema.json", "tool_definition"),
     "tool_call_delta": ("core.schema.json", "tool_call_delta"),
+    "event": ("events.schema.json", ""),
+    "history_entry": ("events.schema.json", "history_entry"),
     # records (agentmsg.records): the envelope, then one schema per record type and version
     "record": ("record.json", ""),
     "record_text_v1": ("record_text_v1.json", ""),
