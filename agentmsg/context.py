@@ -308,7 +308,13 @@ class ConversationContext:
         return self._decide(call_id, "approved")
 
     def deny(self, call_id: str) -> ToolRequest:
-        """Deny the tool call ``call_id`` on the active branch; return the updated request."""
+        """Deny the tool call ``call_id`` on the active branch; return the updated request.
+
+        >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
+        >>> _ = ctx.add(ToolRequest.of([ToolCall("c1", "rm", {})], id="q1"))
+        >>> ctx.deny("c1").approvals, sorted(ctx.dirty)
+        (('denied',), ['q1'])
+        """
         return self._decide(call_id, "denied")
 
     def _decide(self, call_id: str, approval: str) -> ToolRequest:
@@ -430,21 +436,23 @@ class ConversationContext:
             records = tuple(self._branches[self._branch])
             prompt = self.system_prompt
             references = dict(self._references)
+        system, body = _render(records, prompt)
         dropped: set[str] = set()
-        messages = _render(records, prompt, dropped)
-        if max_tokens is None:
-            return messages
-        order = _drop_order(records, references)
-        total = _tokens(messages, estimator)
-        while total > max_tokens:
-            if not order:
-                raise ValidationError("the conversation does not fit the token budget", "max_tokens", "budget")
-            victim = order.pop(0)
-            dropped.add(victim)
-            messages = _render(records, prompt, dropped)
-            before, total = total, _tokens(messages, estimator)
-            _log.info("dropped resource record %s (about %d tokens) to fit the token budget", victim, before - total)
-        return messages
+        if max_tokens is not None:
+            order = _drop_order(records, references)
+            fixed = _tokens(body, estimator) + MESSAGE_OVERHEAD
+            total = fixed + _estimate(estimator, _system_text(system, dropped))
+            while total > max_tokens:
+                if not order:
+                    raise ValidationError("the conversation does not fit the token budget", "max_tokens", "budget")
+                victim = order.pop(0)
+                dropped.add(victim)
+                before, total = total, fixed + _estimate(estimator, _system_text(system, dropped))
+                _log.info("dropped resource record %s (about %d tokens) to fit the token budget", victim, before - total)
+        text = _system_text(system, dropped)
+        messages = ([ChatMessage.system(text)] if text else []) + body
+        ConversationHistory(messages)  # raises ConversationOrderError if the branch is out of order
+        return tuple(messages)
 
     # --- internals -----------------------------------------------------------------------
 
@@ -482,7 +490,12 @@ def _not_ready(index: int, message: str, code: str) -> ValidationError:
     return ValidationError(message, f"records[{index}]", code)
 
 
-def _render(records: tuple[Record, ...], prompt: str, dropped: set[str]) -> tuple[ChatMessage, ...]:
+def _system_text(system: list[tuple[Optional[str], str]], dropped: set[str]) -> str:
+    return "\n\n".join(text for rid, text in system if rid is None or rid not in dropped)
+
+
+def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Optional[str], str]], list[ChatMessage]]:
+    """Return the system message's pieces (resource id or None, text) and the other messages."""
     results: dict[str, ToolResultRecord] = {}
     for index, record in enumerate(records):
         if isinstance(record, ToolResultRecord):
@@ -490,7 +503,7 @@ def _render(records: tuple[Record, ...], prompt: str, dropped: set[str]) -> tupl
                 raise _not_ready(index, "a second result for the same tool call", "duplicate")
             results[record.tool_call_id] = record
 
-    system: list[str] = [prompt] if prompt else []
+    system: list[tuple[Optional[str], str]] = [(None, prompt)] if prompt else []
     out: list[ChatMessage] = []
     user: list[_Part] = []
     said: list[str] = []
@@ -515,7 +528,7 @@ def _render(records: tuple[Record, ...], prompt: str, dropped: set[str]) -> tupl
             continue
         if isinstance(record, TextRecord):
             if record.role is MessageRole.SYSTEM:
-                system.append(record.text)
+                system.append((None, record.text))
             elif record.role is MessageRole.USER:
                 flush_assistant()
                 user.extend(record.parts)
@@ -535,8 +548,7 @@ def _render(records: tuple[Record, ...], prompt: str, dropped: set[str]) -> tupl
         elif isinstance(record, McpResource):
             if record.status == "pending":
                 raise _not_ready(index, "MCP resource is not retrieved yet", "unresolved")
-            if record.id not in dropped:
-                system.append(_render_resource(record))
+            system.append((record.id, _render_resource(record)))
         elif isinstance(record, ToolRequest):
             replies = []
             for position, item in enumerate(record.calls):
@@ -557,12 +569,7 @@ def _render(records: tuple[Record, ...], prompt: str, dropped: set[str]) -> tupl
                 raise _not_ready(index, "tool result has no earlier tool request", "orphan")
     flush_user()
     flush_assistant()
-    system_text = "\n\n".join(system)
-    messages = ([ChatMessage.system(system_text)] if system_text else []) + out
-    history = ConversationHistory()
-    for message in messages:
-        history.add(message)
-    return tuple(messages)
+    return system, out
 
 
 def _tool_message(result: ToolResultRecord) -> ChatMessage:

@@ -182,7 +182,11 @@ class TextRecord:
         return f"TextRecord(id={self.id!r}, role={str(self.role)!r}, parts={len(self.parts)}, text={sized(self.text)})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope (see the module docstring).
+
+        >>> TextRecord.of("system", "Be brief.", id="t").to_dict()["data"]["role"]
+        'system'
+        """
         data = {"role": str(self.role), "parts": [part.to_dict() for part in self.parts]}
         return _envelope(self.TYPE, self.VERSION, self.id, data)
 
@@ -268,7 +272,7 @@ class ImageRecord:
         if state != "recognized":
             for name in results:
                 if getattr(self, name) is not None:
-                    raise ValidationError(f"must be null unless the state is recognized", name, "state")
+                    raise ValidationError("must be null unless the state is recognized", name, "state")
         if state != "failed" and self.error is not None:
             raise ValidationError("must be null unless the state is failed", "error", "state")
         if state == "failed" and self.error is None:
@@ -353,7 +357,11 @@ class ImageRecord:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope; unset results are left out.
+
+        >>> ImageRecord(id="i", source=ImageSource.from_path("a.png")).to_dict()["data"]
+        {'source': {'type': 'file', 'path': 'a.png'}, 'mode': 'auto', 'state': 'pending'}
+        """
         data: dict[str, Any] = {"source": self.source.to_dict(), "mode": self.mode, "state": self.state}
         _put(data, "recognized_by", self.recognized_by)
         _put(data, "analysis", self.analysis)
@@ -405,9 +413,14 @@ class ImageRecord:
 # --- file reference -------------------------------------------------------------------------
 
 
+_CANONICAL_PATH = re.compile(r"/?(?!\.\.?(?:/|$))[^/\x00]+(?:/(?!\.\.?(?:/|$))[^/\x00]+)*")
+
+
 def _normalize_path(value: object) -> str:
     """Normalize a relative or absolute POSIX path, refusing one that climbs out with ``..``."""
     path = check_str(value, "path", empty=False)
+    if _CANONICAL_PATH.fullmatch(path):
+        return path  # already normalized: the common case, one regex
     if "\x00" in path:
         raise ValidationError("must not contain NUL characters", "path", "value")
     absolute = path.startswith("/")
@@ -512,7 +525,11 @@ class FileReference:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope; unset fields are left out.
+
+        >>> FileReference(id="f", path="a.py").fail("gone").to_dict()["data"]
+        {'path': 'a.py', 'status': 'failed', 'error': 'gone'}
+        """
         data: dict[str, Any] = {"path": self.path}
         _put(data, "start_line", self.start_line)
         _put(data, "end_line", self.end_line)
@@ -701,11 +718,19 @@ class ToolRequest:
         return replace(self, calls=calls)
 
     def approve(self, call_id: str) -> "ToolRequest":
-        """Return a copy with the call ``call_id`` approved."""
+        """Return a copy with the call ``call_id`` approved.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).approve("c1").approvals
+        ('approved',)
+        """
         return self.with_approval(call_id, "approved")
 
     def deny(self, call_id: str) -> "ToolRequest":
-        """Return a copy with the call ``call_id`` denied."""
+        """Return a copy with the call ``call_id`` denied.
+
+        >>> ToolRequest.of([ToolCall("c1", "rm", {})]).deny("c1").approved_calls
+        ()
+        """
         return self.with_approval(call_id, "denied")
 
     def __repr__(self) -> str:
@@ -713,7 +738,11 @@ class ToolRequest:
         return f"ToolRequest(id={self.id!r}, calls={len(self.calls)}, pending={pending})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})], id="q").to_dict()["data"]
+        {'calls': [{'id': 'c1', 'name': 'ls', 'arguments': {}, 'approval': 'pending'}]}
+        """
         return _envelope(self.TYPE, self.VERSION, self.id, {"calls": [item.to_dict() for item in self.calls]})
 
     @classmethod
@@ -861,7 +890,11 @@ class ToolResultRecord:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope; unset fields (and ``recoverable=False``) are left out.
+
+        >>> ToolResultRecord.failure("c1", "boom", id="r").to_dict()["data"]
+        {'tool_call_id': 'c1', 'status': 'error', 'error': 'boom'}
+        """
         data: dict[str, Any] = {"tool_call_id": self.tool_call_id, "status": self.status}
         if self.output is not None:
             data["output"] = thaw_json(self.output)
@@ -953,7 +986,11 @@ class SystemControl:
 
     @classmethod
     def mode_change(cls, old: Mode, new: Mode, *, id: Optional[str] = None) -> "SystemControl":
-        """Build a mode-change record."""
+        """Build a mode-change record.
+
+        >>> SystemControl.mode_change("act", "plan", id="s").new
+        'plan'
+        """
         return cls(id=new_record_id() if id is None else id, kind="mode_change", old=old, new=new)
 
     @classmethod
@@ -969,12 +1006,23 @@ class SystemControl:
         return f"SystemControl(id={self.id!r}, kind={self.kind!r}, old={self.old!r}, new={self.new!r})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope.
+
+        >>> SystemControl.mode_change("act", "plan", id="s").to_dict()
+        {'type': 'system_control', 'version': 1, 'id': 's', 'data': {'kind': 'mode_change', 'old': 'act', 'new': 'plan'}}
+        """
         return _envelope(self.TYPE, self.VERSION, self.id, {"kind": self.kind, "old": self.old, "new": self.new})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], /) -> "SystemControl":
-        """Decode an envelope of this type."""
+        """Decode an envelope of this type.
+
+        >>> SystemControl.from_dict({"type": "system_control", "version": 1, "id": "s",
+        ...     "data": {"kind": "branch_switch", "old": "main", "new": "main"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.new: must differ from old
+        """
         return _decode_as(cls, data)
 
     @classmethod
@@ -1090,7 +1138,11 @@ class McpResource:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Encode as an envelope (see the module docstring)."""
+        """Encode as an envelope; unset fields are left out.
+
+        >>> McpResource(id="m", server="docs", uri="docs://a").to_dict()["data"]
+        {'server': 'docs', 'uri': 'docs://a', 'status': 'pending'}
+        """
         data: dict[str, Any] = {"server": self.server, "uri": self.uri, "status": self.status}
         _put(data, "text", self.text)
         _put(data, "blob", self.blob)
@@ -1102,7 +1154,14 @@ class McpResource:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], /) -> "McpResource":
-        """Decode an envelope of this type."""
+        """Decode an envelope of this type.
+
+        >>> McpResource.from_dict({"type": "mcp_resource", "version": 1, "id": "m",
+        ...     "data": {"server": "s", "uri": "file:///a", "status": "retrieved", "text": "x"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.retrieved_at: required when the status is retrieved
+        """
         return _decode_as(cls, data)
 
     @classmethod
@@ -1164,7 +1223,12 @@ class UnknownRecord:
         return f"UnknownRecord(id={self.id!r}, type={self.type[:40]!r}, version={self.version})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the original document, unchanged (a fresh, mutable copy)."""
+        """Return the original document, unchanged (a fresh, mutable copy).
+
+        >>> doc = {"type": "x", "version": 1, "id": "u", "data": {"k": [1]}}
+        >>> UnknownRecord(doc).to_dict() == doc
+        True
+        """
         result: dict[str, Any] = thaw_json(self.document)
         return result
 

@@ -484,3 +484,25 @@ def test_error_messages_never_echo_values() -> None:
         with pytest.raises(ValidationError) as info:
             decode(document)
         assert "TOPSECRET" not in str(info.value)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text("ab./", max_size=12))
+def test_path_normalization_agrees_with_posixpath(raw: str) -> None:
+    import posixpath
+
+    try:
+        path = FileReference(id="f", path=raw).path
+    except ValidationError as err:
+        assert err.code in ("escape", "value")
+        expected = posixpath.normpath("/" + raw.lstrip("/") if raw.startswith("/") else raw) if raw else "."
+        parts = [p for p in raw.split("/") if p not in ("", ".")]
+        depth = 0
+        for part in parts:
+            depth += -1 if part == ".." else 1
+            if depth < 0:
+                break
+        assert depth < 0 or expected in (".", "/")
+        return
+    assert path == posixpath.normpath("/" + raw.lstrip("/") if raw.startswith("/") else raw)
+    assert FileReference(id="f", path=path).path == path
