@@ -1,23 +1,60 @@
-"""Small typed getters for hand-written ``from_dict`` codecs, and the JSON helpers."""
+"""The small validators every ``from_dict`` and ``__post_init__`` uses, and the JSON helpers.
+
+Two shapes: getters read ``data[key]`` (``get_str(data, "name")``), checkers take the value and
+its path (``check_str(value, "name")``). Each returns the value (normalized where the name says
+so) or raises ``ValidationError`` with the path and a stable code: ``missing`` for an absent or
+null value, ``type``, ``value``. Messages never quote the value they refuse. Fast paths first:
+construction and ``from_dict`` are hot.
+
+>>> check_str("a", "name", empty=False)
+'a'
+>>> check_str("", "name", empty=False)
+Traceback (most recent call last):
+    ...
+agentmsg.errors.ValidationError: name: must not be empty
+"""
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
+from ._frozen import FrozenDict, check_text, freeze_json
 from .errors import ValidationError
 
 __all__ = [
+    "type_name",
+    "missing",
+    "expected",
     "expect_object",
     "get_str",
     "get_optional_str",
     "get_bool",
     "get_list",
-    "type_name",
+    "get_object",
+    "get_optional_object",
+    "check_object",
+    "check_json_object",
+    "check_keys",
+    "required",
+    "check_str",
+    "check_opt_str",
+    "check_choice",
+    "check_int",
+    "check_float",
+    "check_bool",
+    "check_array",
+    "check_items",
+    "check_branch_name",
+    "sized",
     "to_json",
     "from_json",
     "loads_strict",
 ]
+
+_S = TypeVar("_S", bound=str)
 
 
 def type_name(value: object) -> str:
@@ -38,11 +75,37 @@ def type_name(value: object) -> str:
     return t.__name__
 
 
+def missing(path: str) -> ValidationError:
+    """Return the error for an absent or null required value (code ``missing``)."""
+    return ValidationError("is required", path, "missing")
+
+
+def expected(what: str, value: object, path: str) -> ValidationError:
+    """Return the ``type`` error "expected <what>, got <the value's JSON type>".
+
+    >>> str(expected("a string", 3, "name"))
+    'name: expected a string, got number'
+    """
+    return ValidationError(f"expected {what}, got {type_name(value)}", path, "type")
+
+
+def sized(text: str | None) -> str:
+    """Describe a string by its size only, for reprs that must not show content.
+
+    >>> sized("hello"), sized(None)
+    ('<5 chars>', 'None')
+    """
+    return "None" if text is None else f"<{len(text)} chars>"
+
+
+# -- getters: the value at ``data[key]``, the key as the path ------------------------------------
+
+
 def expect_object(data: object, path: str = "") -> dict[str, Any]:
-    """Return ``data`` if it is a JSON object, else raise ``ValidationError``."""
+    """Return ``data`` if it is a JSON object (a dict), else raise ``ValidationError``."""
     if type(data) is dict or isinstance(data, dict):
         return data
-    raise ValidationError(f"expected an object, got {type_name(data)}", path, "type")
+    raise expected("an object", data, path)
 
 
 def get_str(data: dict[str, Any], key: str) -> str:
@@ -50,9 +113,7 @@ def get_str(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if type(value) is str:
         return value
-    if value is None:
-        raise ValidationError("is required", key, "missing")
-    raise ValidationError(f"expected a string, got {type_name(value)}", key, "type")
+    raise missing(key) if value is None else expected("a string", value, key)
 
 
 def get_optional_str(data: dict[str, Any], key: str) -> str | None:
@@ -60,7 +121,7 @@ def get_optional_str(data: dict[str, Any], key: str) -> str | None:
     value = data.get(key)
     if value is None or type(value) is str:
         return value
-    raise ValidationError(f"expected a string, got {type_name(value)}", key, "type")
+    raise expected("a string", value, key)
 
 
 def get_bool(data: dict[str, Any], key: str, default: bool) -> bool:
@@ -70,7 +131,7 @@ def get_bool(data: dict[str, Any], key: str, default: bool) -> bool:
         return default
     if value is True or value is False:
         return value
-    raise ValidationError(f"expected a boolean, got {type_name(value)}", key, "type")
+    raise expected("a boolean", value, key)
 
 
 def get_list(data: dict[str, Any], key: str) -> list[Any] | tuple[Any, ...]:
@@ -80,7 +141,211 @@ def get_list(data: dict[str, Any], key: str) -> list[Any] | tuple[Any, ...]:
         return ()
     if type(value) is list or type(value) is tuple:
         return value
-    raise ValidationError(f"expected an array, got {type_name(value)}", key, "type")
+    raise expected("an array", value, key)
+
+
+def get_object(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """Return the required object at ``key``."""
+    value = data.get(key)
+    if isinstance(value, dict):
+        return value
+    raise missing(key) if value is None else expected("an object", value, key)
+
+
+def get_optional_object(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """Return the object at ``key``, or None when missing or null."""
+    value = data.get(key)
+    if value is None or isinstance(value, dict):
+        return value
+    raise expected("an object", value, key)
+
+
+# -- checkers: a value and its path --------------------------------------------------------------
+
+
+def check_object(value: object, path: str = "") -> Mapping[str, Any]:
+    """Return ``value`` if it is a JSON object (any mapping), else raise a ``type`` error.
+
+    >>> check_object([], "data")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: data: expected an object, got array
+    """
+    if isinstance(value, Mapping):
+        return value
+    raise expected("an object", value, path)
+
+
+def check_json_object(value: object, path: str) -> FrozenDict:
+    """Return the JSON object ``value`` deep-frozen (see ``freeze_json``)."""
+    if isinstance(value, dict):
+        frozen: FrozenDict = freeze_json(value, path)
+        return frozen
+    raise missing(path) if value is None else expected("an object", value, path)
+
+
+def check_keys(data: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    """Refuse any key of ``data`` outside ``allowed`` (code ``unexpected``).
+
+    >>> check_keys({"a": 1, "b": 2}, frozenset({"a"}))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: b: unexpected field
+    """
+    for key in data:
+        if key not in allowed:
+            name = key[:40] if isinstance(key, str) else ""
+            raise ValidationError("unexpected field", name, "unexpected")
+
+
+def required(data: Mapping[str, Any], key: str) -> Any:
+    """Return ``data[key]``, or raise a ``missing`` error naming the key.
+
+    >>> required({}, "path")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: path: is required
+    """
+    if key not in data:
+        raise missing(key)
+    return data[key]
+
+
+def check_str(value: object, path: str, *, empty: bool = True) -> str:
+    """Return ``value`` if it is a string (non-empty unless ``empty``) encodable as UTF-8.
+
+    >>> check_str(3, "name")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: name: expected a string, got number
+    """
+    if type(value) is str and (empty or value):
+        return value if value.isascii() else check_text(value, path)
+    if not isinstance(value, str):
+        raise missing(path) if value is None else expected("a string", value, path)
+    if not empty and not value:
+        raise ValidationError("must not be empty", path, "value")
+    return check_text(value, path)
+
+
+def check_opt_str(value: object, path: str, *, empty: bool = True) -> str | None:
+    """Return ``value`` if it is ``None`` or a string accepted by ``check_str``.
+
+    >>> check_opt_str(None, "error") is None
+    True
+    """
+    return None if value is None else check_str(value, path, empty=empty)
+
+
+def check_choice(value: object, path: str, choices: tuple[_S, ...]) -> _S:
+    """Return ``value`` if it is one of the string ``choices``.
+
+    >>> check_choice("act", "mode", ("plan", "act"))
+    'act'
+    >>> check_choice("run", "mode", ("plan", "act"))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: mode: must be one of plan, act
+    """
+    if type(value) is str and value in choices:
+        return value
+    if not isinstance(value, str):
+        raise missing(path) if value is None else expected("a string", value, path)
+    for choice in choices:
+        if value == choice:
+            return choice
+    rule = choices[0] if len(choices) == 1 else "one of " + ", ".join(choices)
+    raise ValidationError(f"must be {rule}", path, "value")
+
+
+def check_int(value: object, path: str, *, minimum: int) -> int:
+    """Return ``value`` if it is an integer (not a bool) of at least ``minimum``.
+
+    >>> check_int(0, "start_line", minimum=1)
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: start_line: must be at least 1
+    """
+    if type(value) is not int:
+        raise missing(path) if value is None else expected("an integer", value, path)
+    if value < minimum:
+        raise ValidationError(f"must be at least {minimum}", path, "value")
+    return value
+
+
+def check_float(value: object, path: str, *, minimum: float, maximum: float = math.inf) -> float:
+    """Return ``value`` as a finite float within ``[minimum, maximum]`` (ints accepted, not bools).
+
+    >>> check_float(1, "confidence", minimum=0.0, maximum=1.0)
+    1.0
+    >>> check_float(1.5, "confidence", minimum=0.0, maximum=1.0)
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: confidence: must be between 0.0 and 1.0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise missing(path) if value is None else expected("a number", value, path)
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValidationError("must be a finite number", path, "value")
+    if not minimum <= number <= maximum:
+        rule = f"at least {minimum}" if maximum == math.inf else f"between {minimum} and {maximum}"
+        raise ValidationError(f"must be {rule}", path, "value")
+    return number
+
+
+def check_bool(value: object, path: str) -> bool:
+    """Return ``value`` if it is a bool.
+
+    >>> check_bool(1, "recoverable")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: recoverable: expected a boolean, got number
+    """
+    if value is True or value is False:
+        return value
+    raise missing(path) if value is None else expected("a boolean", value, path)
+
+
+def check_array(value: object, path: str) -> list[Any] | tuple[Any, ...]:
+    """Return ``value`` if it is a JSON array (a list or a tuple)."""
+    if isinstance(value, (list, tuple)):
+        return value
+    raise missing(path) if value is None else expected("an array", value, path)
+
+
+def check_items(value: object, path: str, cls: type[Any] | tuple[type[Any], ...], what: str) -> tuple[Any, ...]:
+    """Return the array ``value`` as a tuple, refusing any item that is not a ``cls`` (``what``).
+
+    >>> check_items([1, "b"], "ids", int, "an int")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: ids[1]: expected an int, got str
+    """
+    items = tuple(check_array(value, path))
+    for i, item in enumerate(items):
+        if not isinstance(item, cls):
+            raise ValidationError(f"expected {what}, got {type(item).__name__}", f"{path}[{i}]", "type")
+    return items
+
+
+def check_branch_name(value: object, path: str = "branch") -> str:
+    """Return ``value`` if it is a valid branch name: 1-100 characters, no control characters.
+
+    >>> check_branch_name("main")
+    'main'
+    >>> check_branch_name("")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: branch: must not be empty
+    """
+    name = check_str(value, path, empty=False)
+    if len(name) > 100 or any(ch < " " or ch == "\x7f" for ch in name):
+        raise ValidationError("must be at most 100 characters without control characters", path, "pattern")
+    return name
+
+
+# -- JSON text -----------------------------------------------------------------------------------
 
 
 class _HasToDict(Protocol):

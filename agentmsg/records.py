@@ -33,12 +33,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
 
-from ._checks import (
+from ._codec import (
+    check_array,
     check_bool,
     check_branch_name,
     check_choice,
     check_float,
     check_int,
+    check_items,
     check_keys,
     check_object,
     check_opt_str,
@@ -46,7 +48,6 @@ from ._checks import (
     required,
     sized,
 )
-from ._codec import type_name
 from ._frozen import FrozenDict, freeze_json, thaw_json
 from ._time import check_timestamp, format_timestamp, parse_timestamp
 from .content import ImageSource, TextPart
@@ -105,10 +106,6 @@ def new_record_id() -> str:
     return uuid.uuid4().hex
 
 
-def _check_id(value: object, path: str = "id") -> str:
-    return check_str(value, path, empty=False)
-
-
 def _envelope(record_type: str, version: int, record_id: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"type": record_type, "version": version, "id": record_id, "data": data}
 
@@ -146,19 +143,15 @@ class TextRecord:
     parts: tuple[TextPart, ...]
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         role = self.role if isinstance(self.role, MessageRole) else MessageRole.parse(self.role)
         if role not in _TEXT_ROLES:
             raise ValidationError("must be one of system, user, assistant", "role", "value")
         object.__setattr__(self, "role", role)
-        if not isinstance(self.parts, (list, tuple)):
-            raise ValidationError(f"expected an array, got {type_name(self.parts)}", "parts", "type")
-        if not self.parts:
+        parts = check_items(self.parts, "parts", TextPart, "a TextPart")
+        if not parts:
             raise ValidationError("must hold at least one part", "parts", "value")
-        for index, part in enumerate(self.parts):
-            if not isinstance(part, TextPart):
-                raise ValidationError(f"expected a TextPart, got {type(part).__name__}", f"parts[{index}]", "type")
-        object.__setattr__(self, "parts", tuple(self.parts))
+        object.__setattr__(self, "parts", parts)
 
     @classmethod
     def of(cls, role: Union[MessageRole, str], text: str, *, id: Optional[str] = None) -> "TextRecord":
@@ -206,11 +199,8 @@ class TextRecord:
         check_keys(data, frozenset({"role", "parts"}))
         role = required(data, "role")
         check_str(role, "role")
-        items = required(data, "parts")
-        if not isinstance(items, list):
-            raise ValidationError(f"expected an array, got {type_name(items)}", "parts", "type")
         parts = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(check_array(required(data, "parts"), "parts")):
             try:
                 item = check_object(item)
                 if check_str(required(item, "type"), "type") != "text":
@@ -255,7 +245,7 @@ class ImageRecord:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         if not isinstance(self.source, ImageSource):
             raise ValidationError(f"expected an ImageSource, got {type(self.source).__name__}", "source", "type")
         check_choice(self.mode, "mode", _RECOGNITION_MODES)
@@ -469,7 +459,7 @@ class FileReference:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         object.__setattr__(self, "path", _normalize_path(self.path))
         if self.start_line is not None:
             check_int(self.start_line, "start_line", minimum=1)
@@ -643,21 +633,16 @@ class ToolRequest:
     calls: tuple[RequestedToolCall, ...]
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
-        if not isinstance(self.calls, (list, tuple)):
-            raise ValidationError(f"expected an array, got {type_name(self.calls)}", "calls", "type")
-        if not self.calls:
+        check_str(self.id, "id", empty=False)
+        calls = check_items(self.calls, "calls", RequestedToolCall, "a RequestedToolCall")
+        if not calls:
             raise ValidationError("must hold at least one tool call", "calls", "value")
         seen: set[str] = set()
-        for index, item in enumerate(self.calls):
-            if not isinstance(item, RequestedToolCall):
-                raise ValidationError(
-                    f"expected a RequestedToolCall, got {type(item).__name__}", f"calls[{index}]", "type"
-                )
+        for index, item in enumerate(calls):
             if item.call.id in seen:
                 raise ValidationError("tool call ids must be unique", f"calls[{index}].id", "duplicate")
             seen.add(item.call.id)
-        object.__setattr__(self, "calls", tuple(self.calls))
+        object.__setattr__(self, "calls", calls)
 
     @classmethod
     def of(cls, calls: "tuple[ToolCall, ...] | list[ToolCall]", *, id: Optional[str] = None) -> "ToolRequest":
@@ -760,11 +745,8 @@ class ToolRequest:
     @classmethod
     def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ToolRequest":
         check_keys(data, frozenset({"calls"}))
-        items = required(data, "calls")
-        if not isinstance(items, list):
-            raise ValidationError(f"expected an array, got {type_name(items)}", "calls", "type")
         calls = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(check_array(required(data, "calls"), "calls")):
             try:
                 calls.append(RequestedToolCall.from_dict(check_object(item)))
             except ValidationError as err:
@@ -804,7 +786,7 @@ class ToolResultRecord:
     finished_at: Optional[datetime] = None
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         check_str(self.tool_call_id, "tool_call_id", empty=False)
         status = check_choice(self.status, "status", _RESULT_STATUSES)
         try:
@@ -973,7 +955,7 @@ class SystemControl:
     new: str
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         kind = check_choice(self.kind, "kind", _CONTROL_KINDS)
         if kind == "mode_change":
             check_choice(self.old, "old", MODES)
@@ -1063,7 +1045,7 @@ class McpResource:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        check_str(self.id, "id", empty=False)
         check_str(self.server, "server", empty=False)
         uri = check_str(self.uri, "uri", empty=False)
         if not _URI.fullmatch(uri):
@@ -1306,7 +1288,7 @@ def _file_reference_v1(data: dict[str, Any]) -> dict[str, Any]:
 def _read_envelope(document: Mapping[str, Any]) -> tuple[str, int, str, Mapping[str, Any]]:
     record_type = check_str(required(document, "type"), "type", empty=False)
     version = check_int(required(document, "version"), "version", minimum=1)
-    record_id = _check_id(required(document, "id"))
+    record_id = check_str(required(document, "id"), "id", empty=False)
     data = check_object(required(document, "data"), "data")
     return record_type, version, record_id, data
 

@@ -28,8 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable
 
-from ._codec import loads_strict, to_json, type_name
-from ._frozen import check_text
+from ._codec import check_str, loads_strict, to_json, type_name
 from .errors import ValidationError
 from .messages import ChatMessage
 from .roles import MessageRole
@@ -53,14 +52,6 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 _STORED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
 _INSERT = "INSERT INTO messages (conversation_id, seq, role, body) VALUES (?, ?, ?, ?)"
-
-
-def _conversation_id(value: object) -> str:
-    if type(value) is not str:
-        raise ValidationError(f"expected a string, got {type_name(value)}", "conversation_id", "type")
-    if not value:
-        raise ValidationError("must not be empty", "conversation_id", "value")
-    return check_text(value, "conversation_id")
 
 
 def _row(message: object) -> tuple[str, str]:
@@ -132,7 +123,7 @@ class MessageStore:
         ...     store.load("c1")[0].text
         'Hi'
         """
-        conversation_id = _conversation_id(conversation_id)
+        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
         try:
             row = _row(message)
         except ValidationError as exc:
@@ -148,7 +139,7 @@ class MessageStore:
             ...
         agentmsg.errors.ValidationError: messages[1].role: expected one of 'system', 'user', 'assistant', 'tool'
         """
-        conversation_id = _conversation_id(conversation_id)
+        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
         if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
             raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
         rows: list[tuple[str, str]] = []
@@ -183,7 +174,7 @@ class MessageStore:
 
         A stored row that no longer parses raises ``ValidationError`` at ``messages[i]``.
         """
-        conversation_id = _conversation_id(conversation_id)
+        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
         with self._lock:
             rows = self._connection().execute(
                 "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
@@ -198,7 +189,7 @@ class MessageStore:
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""
-        conversation_id = _conversation_id(conversation_id)
+        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
         with self._lock:
             (n,) = self._connection().execute(
                 "SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
@@ -221,7 +212,7 @@ class MessageStore:
 
     def delete(self, conversation_id: str) -> int:
         """Remove a conversation's messages; return how many were removed."""
-        conversation_id = _conversation_id(conversation_id)
+        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
         with self._lock:
             cursor = self._connection().execute(
                 "DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)
