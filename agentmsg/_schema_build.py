@@ -26,11 +26,10 @@ from ._schema_validator import (
     check_unique,
     json_key,
     key_label,
-    parse_date,
-    parse_date_time,
     type_error,
     unexpected,
 )
+from ._time import parse_date, parse_date_time
 from .errors import ValidationError
 
 __all__ = ["compile_builder"]

@@ -16,12 +16,11 @@ raises ``TypeError`` at compile time rather than being validated loosely.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import unquote
 
+from ._time import parse_date, parse_date_time
 from .errors import ValidationError
 
 __all__ = [
@@ -36,8 +35,6 @@ __all__ = [
     "json_key",
     "json_type",
     "key_label",
-    "parse_date",
-    "parse_date_time",
     "type_error",
     "unexpected",
 ]
@@ -138,46 +135,6 @@ def json_key(value: object) -> object:
     if isinstance(value, dict):
         return ("o", frozenset((k, json_key(v)) for k, v in value.items()))
     return ("?", id(value))  # not JSON: equal to nothing else
-
-
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_DATE_TIME = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
-    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))"
-)
-
-
-def parse_date(text: str) -> date | None:
-    """Return the date of an RFC 3339 ``full-date`` string, or None if it is not one."""
-    m = _DATE.fullmatch(text)
-    if m is None:
-        return None
-    try:
-        return date(int(m[1]), int(m[2]), int(m[3]))
-    except ValueError:
-        return None
-
-
-def parse_date_time(text: str) -> datetime | None:
-    """Return the aware datetime of an RFC 3339 ``date-time`` string, or None.
-
-    Leap seconds (``:60``) are refused: Python's datetime cannot hold them.
-    """
-    m = _DATE_TIME.fullmatch(text)
-    if m is None:
-        return None
-    micro = int((m[7][1:] + "00000")[:6]) if m[7] else 0
-    tz = timezone.utc
-    if m[8]:
-        hours, minutes = int(m[9]), int(m[10])
-        if hours > 23 or minutes > 59:
-            return None
-        offset = timedelta(hours=hours, minutes=minutes)
-        tz = timezone(-offset if m[8] == "-" else offset)
-    try:
-        return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), micro, tz)
-    except ValueError:
-        return None
 
 
 _FORMATS: dict[str, Callable[[str], object]] = {"date": parse_date, "date-time": parse_date_time}

@@ -1,20 +1,77 @@
-"""RFC 3339 timestamps: aware ``datetime`` values in UTC, written as ``...Z`` strings."""
+"""RFC 3339 timestamps: the one grammar, read into aware ``datetime`` values and written as ``...Z``.
+
+Records hold aware UTC ``datetime`` values; the socket events keep the wire string, checked
+against the same grammar in its upper-case form (as ``Date.prototype.toISOString`` writes it).
+"""
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
-from ._codec import type_name
+from ._codec import check_str, expected
 from .errors import ValidationError
 
-__all__ = ["check_timestamp", "format_timestamp", "parse_timestamp"]
+__all__ = [
+    "check_timestamp",
+    "check_wire_timestamp",
+    "format_timestamp",
+    "now_wire_timestamp",
+    "parse_date",
+    "parse_date_time",
+    "parse_timestamp",
+]
 
-_SECOND = timedelta(seconds=1)
-
-_RFC3339 = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})"
-    r"(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))",
-    re.ASCII,
+# Each field's range is checked here; the calendar (February 30) when a datetime is built.
+# RFC 3339 lets "T" and "Z" be lower case; the socket events take the upper-case form only.
+_DATE = r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+_DATE_TIME = (
+    _DATE + r"T([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]+))?"
+    r"(?:Z|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
 )
+_match_date = re.compile(_DATE, re.ASCII).fullmatch
+_match_date_time = re.compile(_DATE_TIME, re.ASCII | re.IGNORECASE).fullmatch
+_match_wire = re.compile(_DATE_TIME, re.ASCII).fullmatch
+
+
+def _date_time(m: "re.Match[str]") -> datetime:
+    """Build the aware datetime of a match, in its own offset; ``ValueError`` for a date that does not exist."""
+    micro = int((m[7] or "0")[:6].ljust(6, "0"))
+    tz = timezone.utc
+    if m[8]:
+        offset = timedelta(hours=int(m[9]), minutes=int(m[10]))
+        tz = timezone(-offset if m[8] == "-" else offset)
+    return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), micro, tz)
+
+
+def parse_date(text: str) -> date | None:
+    """Return the date of an RFC 3339 ``full-date`` string, or None if it is not one.
+
+    >>> parse_date("2024-02-29"), parse_date("2023-02-29")
+    (datetime.date(2024, 2, 29), None)
+    """
+    m = _match_date(text)
+    if m is None:
+        return None
+    try:
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return None
+
+
+def parse_date_time(text: str) -> datetime | None:
+    """Return the aware datetime (in its own offset) of an RFC 3339 ``date-time`` string, or None.
+
+    >>> parse_date_time("2026-11-25t10:00:00.5+01:00").isoformat()
+    '2026-11-25T10:00:00.500000+01:00'
+
+    Leap seconds (``:60``) are refused: Python's datetime cannot hold them.
+    """
+    m = _match_date_time(text)
+    if m is None:
+        return None
+    try:
+        return _date_time(m)
+    except ValueError:
+        return None
 
 
 def check_timestamp(value: object, path: str) -> datetime:
@@ -61,23 +118,34 @@ def parse_timestamp(value: object, path: str) -> datetime:
     agentmsg.errors.ValidationError: at: expected an RFC 3339 timestamp with an offset
     """
     if not isinstance(value, str):
-        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
-    m = _RFC3339.fullmatch(value)
+        raise expected("a string", value, path)
+    m = _match_date_time(value)
     if m is None:
         raise ValidationError("expected an RFC 3339 timestamp with an offset", path, "pattern")
-    year, month, day, hour, minute, second = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
-    micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
-    if m.group(8):
-        tz = timezone.utc
-    else:
-        sign = -1 if m.group(9) == "-" else 1
-        hours, minutes = int(m.group(10)), int(m.group(11))
-        if hours > 23 or minutes > 59:
-            raise ValidationError("timestamp offset is out of range", path, "value")
-        tz = timezone(sign * ((hours * 60 + minutes) * 60) * _SECOND)
     try:
-        when = datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
-        return when.astimezone(timezone.utc)
+        return _date_time(m).astimezone(timezone.utc)
     except (OverflowError, ValueError):
         raise ValidationError("timestamp is not a valid date and time", path, "value") from None
 
+
+def check_wire_timestamp(value: object, path: str) -> str:
+    """Return ``value`` if it is a timestamp string as the socket events carry it.
+
+    >>> check_wire_timestamp("2024-05-01T12:00:00.000Z", "timestamp")
+    '2024-05-01T12:00:00.000Z'
+    >>> check_wire_timestamp("2024-05-01T12:00:00", "timestamp")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: timestamp: must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z
+    """
+    text = check_str(value, path)
+    if _match_wire(text) is None:
+        raise ValidationError(
+            "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
+        )
+    return text
+
+
+def now_wire_timestamp() -> str:
+    """Return the current UTC time as the socket events write it (``...T12:00:00.000Z``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
