@@ -27,16 +27,27 @@ Events are validated when built; the reducer checks each event against the state
 changes anything, so a refused event leaves the history as it was.
 """
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from typing import Any, ClassVar, Literal, Union
 
-from ._codec import expect_object, type_name
+from ._codec import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_items,
+    check_json_object,
+    check_opt_str,
+    check_str,
+    expect_object,
+    expected,
+    missing,
+    sized,
+)
 from ._fast import new, slot_setters
-from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from ._frozen import FrozenDict, thaw_json
+from ._time import check_wire_timestamp, now_wire_timestamp
 from .content import ImagePart, ImageSource, TextPart
 from .errors import ValidationError
 from .messages import ChatMessage
@@ -74,112 +85,10 @@ _OPEN_STATUSES = ("pending", "running")
 _FINAL_STATUSES = ("completed", "error")
 _PATCH_FIELDS = ("status", "title", "content", "progressText")
 
-# ISO 8601 date-time with a zone (``Date.prototype.toISOString`` gives ``...T12:00:00.000Z``).
-_TIMESTAMP = re.compile(
-    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)",
-    re.ASCII,
-)
-_is_timestamp = _TIMESTAMP.fullmatch
-
-
-# -- small validators: each returns the normalized value or raises with the field's path ---------
-
-
-def _missing(path: str) -> ValidationError:
-    return ValidationError("is required", path, "missing")
-
-
-def _text(value: object, path: str) -> str:
-    if type(value) is str:
-        return value if value.isascii() else check_text(value, path)
-    if value is None:
-        raise _missing(path)
-    raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
-
-
-def _id(value: object, path: str) -> str:
-    if type(value) is str and value and value.isascii():
-        return value
-    text = _text(value, path)
-    if not text:
-        raise ValidationError("must not be empty", path, "value")
-    return text
-
-
-def _optional_id(value: object, path: str) -> str | None:
-    return None if value is None else _id(value, path)
-
-
-def _timestamp(value: object, path: str) -> str:
-    text = _text(value, path)
-    if _is_timestamp(text) is None:
-        raise ValidationError(
-            "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
-        )
-    return text
-
-
-def _choice(value: object, path: str, allowed: tuple[str, ...]) -> str:
-    if value in allowed and type(value) is str:
-        return value
-    if value is None:
-        raise _missing(path)
-    if type(value) is not str:
-        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
-    raise ValidationError("must be " + _or(allowed), path, "value")
-
-
-def _or(allowed: tuple[str, ...]) -> str:
-    quoted = [f"'{item}'" for item in allowed]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-
-
-def _bool(value: object, path: str) -> bool:
-    if value is True or value is False:
-        return value
-    if value is None:
-        raise _missing(path)
-    raise ValidationError(f"expected a boolean, got {type_name(value)}", path, "type")
-
-
-def _json_object(value: object, path: str) -> FrozenDict:
-    if value is None:
-        raise _missing(path)
-    if not isinstance(value, dict):
-        raise ValidationError(f"expected an object, got {type_name(value)}", path, "type")
-    frozen: FrozenDict = freeze_json(value, path)
-    return frozen
-
-
 def _artifact(value: object, path: str) -> FrozenDict:
-    artifact = _json_object(value, path)
-    _id(artifact.get("id"), f"{path}.id" if path else "id")
+    artifact = check_json_object(value, path)
+    check_str(artifact.get("id"), f"{path}.id" if path else "id", empty=False)
     return artifact
-
-
-def _array(value: object, path: str) -> list[Any] | tuple[Any, ...]:
-    if type(value) is list or type(value) is tuple:
-        return value
-    if value is None:
-        raise _missing(path)
-    raise ValidationError(f"expected an array, got {type_name(value)}", path, "type")
-
-
-def _typed_tuple(value: object, path: str, cls: type[Any] | tuple[type[Any], ...], what: str) -> tuple[Any, ...]:
-    items = tuple(_array(value, path))
-    for i, item in enumerate(items):
-        if not isinstance(item, cls):
-            raise ValidationError(f"expected {what}, got {type(item).__name__}", f"{path}[{i}]", "type")
-    return items
-
-
-def _set(obj: object, name: str, value: object) -> None:
-    object.__setattr__(obj, name, value)
-
-
-def _size(text: str) -> str:
-    return f"<{len(text)} chars>"
 
 
 # -- the client's request --------------------------------------------------------------------------
@@ -210,9 +119,9 @@ class ImageAttachment:
                 "must be bare base64: strip the 'data:<type>;base64,' prefix", "data", "value"
             )
         if self.data is None:
-            raise _missing("data")
+            raise missing("data")
         if self.media_type is None:
-            raise _missing("media_type")
+            raise missing("media_type")
         self.to_source()  # the core's rules: a supported media type and valid, non-empty base64
 
     def to_source(self) -> ImageSource:
@@ -234,7 +143,7 @@ class ImageAttachment:
         return cls(data=data.get("data"), media_type=data.get("media_type"))
 
     def __repr__(self) -> str:
-        return f"ImageAttachment(media_type={self.media_type}, data={_size(self.data)})"
+        return f"ImageAttachment(media_type={self.media_type}, data={sized(self.data)})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -260,8 +169,8 @@ class ChatRequest:
     image: ImageAttachment | None = None
 
     def __post_init__(self) -> None:
-        message = _text(self.message, "message")
-        _optional_id(self.conversation_id, "conversation_id")
+        message = check_str(self.message, "message")
+        check_opt_str(self.conversation_id, "conversation_id", empty=False)
         if self.image is not None and type(self.image) is not ImageAttachment:
             raise ValidationError(
                 f"expected an ImageAttachment, got {type(self.image).__name__}", "image", "type"
@@ -315,7 +224,7 @@ class ChatRequest:
         )
 
     def __repr__(self) -> str:
-        out = f"ChatRequest(message={_size(self.message)}"
+        out = f"ChatRequest(message={sized(self.message)}"
         if self.conversation_id is not None:
             out += f", conversation_id={self.conversation_id!r}"
         if self.image is not None:
@@ -336,7 +245,7 @@ class ChatInitRequest:
     session_id: str | None = None
 
     def __post_init__(self) -> None:
-        _optional_id(self.session_id, "sessionId")
+        check_opt_str(self.session_id, "sessionId", empty=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
@@ -366,8 +275,8 @@ class UserEntry:
     timestamp: str
 
     def __post_init__(self) -> None:
-        _text(self.content, "content")
-        _timestamp(self.timestamp, "timestamp")
+        check_str(self.content, "content")
+        check_wire_timestamp(self.timestamp, "timestamp")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape."""
@@ -377,11 +286,11 @@ class UserEntry:
     def from_dict(cls, data: Any, /) -> "UserEntry":
         """Parse the history shape."""
         data = expect_object(data)
-        _choice(data.get("role"), "role", ("user",))
+        check_choice(data.get("role"), "role", ("user",))
         return cls(content=data.get("content"), timestamp=data.get("timestamp"))
 
     def __repr__(self) -> str:
-        return f"UserEntry(content={_size(self.content)})"
+        return f"UserEntry(content={sized(self.content)})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -397,9 +306,9 @@ class ChatEntry:
     timestamp: str
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _text(self.content, "content")
-        _timestamp(self.timestamp, "timestamp")
+        check_str(self.id, "id", empty=False)
+        check_str(self.content, "content")
+        check_wire_timestamp(self.timestamp, "timestamp")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape."""
@@ -415,12 +324,12 @@ class ChatEntry:
     def from_dict(cls, data: Any, /) -> "ChatEntry":
         """Parse the history shape."""
         data = expect_object(data)
-        _choice(data.get("role"), "role", ("assistant",))
-        _choice(data.get("kind"), "kind", ("chat",))
+        check_choice(data.get("role"), "role", ("assistant",))
+        check_choice(data.get("kind"), "kind", ("chat",))
         return cls(id=data.get("id"), content=data.get("content"), timestamp=data.get("timestamp"))
 
     def __repr__(self) -> str:
-        return f"ChatEntry(id={self.id!r}, content={_size(self.content)})"
+        return f"ChatEntry(id={self.id!r}, content={sized(self.content)})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -449,25 +358,25 @@ class ToolEntry:
     artifact_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        status = _choice(self.status, "status", TOOL_STATUSES)
-        _id(self.tool_name, "toolName")
-        _text(self.title, "title")
-        _text(self.content, "content")
-        _text(self.progress_text, "progressText")
-        _timestamp(self.timestamp, "timestamp")
+        check_str(self.id, "id", empty=False)
+        status = check_choice(self.status, "status", TOOL_STATUSES)
+        check_str(self.tool_name, "toolName", empty=False)
+        check_str(self.title, "title")
+        check_str(self.content, "content")
+        check_str(self.progress_text, "progressText")
+        check_wire_timestamp(self.timestamp, "timestamp")
         if status in _FINAL_STATUSES:
             if self.completed_at is None:
                 raise ValidationError(f"is required when status is '{status}'", "completedAt", "missing")
-            _timestamp(self.completed_at, "completedAt")
+            check_wire_timestamp(self.completed_at, "completedAt")
         elif self.completed_at is not None:
             raise ValidationError(f"must be absent while status is '{status}'", "completedAt", "value")
-        ids = tuple(_array(self.artifact_ids, "artifactIds"))
+        ids = tuple(check_array(self.artifact_ids, "artifactIds"))
         for i, artifact_id in enumerate(ids):
-            _id(artifact_id, f"artifactIds[{i}]")
+            check_str(artifact_id, f"artifactIds[{i}]", empty=False)
         if len(set(ids)) != len(ids):
             raise ValidationError("must not repeat an artifact id", "artifactIds", "unique")
-        _set(self, "artifact_ids", ids)
+        object.__setattr__(self, "artifact_ids", ids)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape (``completedAt`` and empty ``artifactIds`` omitted)."""
@@ -492,8 +401,8 @@ class ToolEntry:
     def from_dict(cls, data: Any, /) -> "ToolEntry":
         """Parse the history shape."""
         data = expect_object(data)
-        _choice(data.get("role"), "role", ("assistant",))
-        _choice(data.get("kind"), "kind", ("tool",))
+        check_choice(data.get("role"), "role", ("assistant",))
+        check_choice(data.get("kind"), "kind", ("tool",))
         ids = data.get("artifactIds")
         return cls(
             id=data.get("id"),
@@ -504,13 +413,13 @@ class ToolEntry:
             progress_text=data.get("progressText"),
             timestamp=data.get("timestamp"),
             completed_at=data.get("completedAt"),
-            artifact_ids=() if ids is None else _array(ids, "artifactIds"),  # type: ignore[arg-type]
+            artifact_ids=() if ids is None else check_array(ids, "artifactIds"),  # type: ignore[arg-type]
         )
 
     def __repr__(self) -> str:
         return (
             f"ToolEntry(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status}, "
-            f"content={_size(self.content)}, artifacts={len(self.artifact_ids)})"
+            f"content={sized(self.content)}, artifacts={len(self.artifact_ids)})"
         )
 
 
@@ -529,8 +438,8 @@ def _entry_from_dict(data: Any) -> HistoryEntry:
             return ToolEntry.from_dict(data)
         if kind == "chat":
             return ChatEntry.from_dict(data)
-        _choice(kind, "kind", ("chat", "tool"))  # raises: kind is neither
-    _choice(role, "role", ("user", "assistant"))  # raises: role is neither
+        check_choice(kind, "kind", ("chat", "tool"))  # raises: kind is neither
+    check_choice(role, "role", ("user", "assistant"))  # raises: role is neither
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -551,8 +460,8 @@ class ChatInit:
     artifacts: tuple[FrozenDict, ...] = ()
 
     def __post_init__(self) -> None:
-        messages = _typed_tuple(self.messages, "messages", _ENTRY_TYPES, "a history entry")
-        raw = tuple(_array(self.artifacts, "artifacts"))
+        messages = check_items(self.messages, "messages", _ENTRY_TYPES, "a history entry")
+        raw = tuple(check_array(self.artifacts, "artifacts"))
         artifacts = tuple(_artifact(item, f"artifacts[{i}]") for i, item in enumerate(raw))
         known: dict[str, int] = {}
         for i, artifact in enumerate(artifacts):
@@ -578,8 +487,8 @@ class ChatInit:
         if len(owned) != len(known):
             i = next(i for i, a in enumerate(artifacts) if a["id"] not in owned)
             raise ValidationError("artifact is bound to no message", f"artifacts[{i}]", "value")
-        _set(self, "messages", messages)
-        _set(self, "artifacts", artifacts)
+        object.__setattr__(self, "messages", messages)
+        object.__setattr__(self, "artifacts", artifacts)
 
     def history(self) -> list[dict[str, Any]]:
         """Return the messages as the protocol's history (plain dicts)."""
@@ -597,15 +506,15 @@ class ChatInit:
     def from_dict(cls, data: Any, /) -> "ChatInit":
         """Parse the wire payload."""
         data = expect_object(data)
-        _choice(data.get("status"), "status", ("success",))
-        raw = _array(data.get("messages"), "messages")
+        check_choice(data.get("status"), "status", ("success",))
+        raw = check_array(data.get("messages"), "messages")
         messages = []
         for i, item in enumerate(raw):
             try:
                 messages.append(_entry_from_dict(item))
             except ValidationError as exc:
                 raise exc.prefixed(i).prefixed("messages") from None
-        return cls(messages=tuple(messages), artifacts=_array(data.get("artifacts"), "artifacts"))  # type: ignore[arg-type]
+        return cls(messages=tuple(messages), artifacts=check_array(data.get("artifacts"), "artifacts"))  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"ChatInit(messages={len(self.messages)}, artifacts={len(self.artifacts)})"
@@ -629,9 +538,9 @@ class MessageStart:
     role: Literal["assistant"] = "assistant"
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _choice(self.role, "role", ("assistant",))
-        _text(self.content, "content")
+        check_str(self.id, "id", empty=False)
+        check_choice(self.role, "role", ("assistant",))
+        check_str(self.content, "content")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
@@ -643,13 +552,13 @@ class MessageStart:
         data = expect_object(data)
         content = data.get("content")
         obj = new(cls)
-        _ms_id(obj, _id(data.get("id"), "id"))
-        _ms_role(obj, _choice(data.get("role"), "role", ("assistant",)))
-        _ms_content(obj, "" if content is None else _text(content, "content"))
+        _ms_id(obj, check_str(data.get("id"), "id", empty=False))
+        _ms_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
+        _ms_content(obj, "" if content is None else check_str(content, "content"))
         return obj
 
     def __repr__(self) -> str:
-        return f"MessageStart(id={self.id!r}, content={_size(self.content)})"
+        return f"MessageStart(id={self.id!r}, content={sized(self.content)})"
 
 
 _ms_id, _ms_content, _ms_role = slot_setters(MessageStart, "id", "content", "role")
@@ -669,8 +578,8 @@ class MessageChunk:
     chunk: str
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _text(self.chunk, "chunk")
+        check_str(self.id, "id", empty=False)
+        check_str(self.chunk, "chunk")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
@@ -681,12 +590,12 @@ class MessageChunk:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _mc_id(obj, _id(data.get("id"), "id"))
-        _mc_chunk(obj, _text(data.get("chunk"), "chunk"))
+        _mc_id(obj, check_str(data.get("id"), "id", empty=False))
+        _mc_chunk(obj, check_str(data.get("chunk"), "chunk"))
         return obj
 
     def __repr__(self) -> str:
-        return f"MessageChunk(id={self.id!r}, chunk={_size(self.chunk)})"
+        return f"MessageChunk(id={self.id!r}, chunk={sized(self.chunk)})"
 
 
 _mc_id, _mc_chunk = slot_setters(MessageChunk, "id", "chunk")
@@ -704,7 +613,7 @@ class ToolMessageStart:
     ...                  timestamp="2024-05-01T12:00:01Z")
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: status: must be 'pending' or 'running'
+    agentmsg.errors.ValidationError: status: must be one of pending, running
     """
 
     EVENT: ClassVar[str] = "tool:message:start"
@@ -720,15 +629,15 @@ class ToolMessageStart:
     kind: Literal["tool"] = "tool"
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _choice(self.role, "role", ("assistant",))
-        _choice(self.kind, "kind", ("tool",))
-        _choice(self.status, "status", _OPEN_STATUSES)
-        _id(self.tool_name, "toolName")
-        _text(self.title, "title")
-        _text(self.content, "content")
-        _text(self.progress_text, "progressText")
-        _timestamp(self.timestamp, "timestamp")
+        check_str(self.id, "id", empty=False)
+        check_choice(self.role, "role", ("assistant",))
+        check_choice(self.kind, "kind", ("tool",))
+        check_choice(self.status, "status", _OPEN_STATUSES)
+        check_str(self.tool_name, "toolName", empty=False)
+        check_str(self.title, "title")
+        check_str(self.content, "content")
+        check_str(self.progress_text, "progressText")
+        check_wire_timestamp(self.timestamp, "timestamp")
 
     def to_entry(self) -> ToolEntry:
         """Return the history entry this start creates."""
@@ -761,15 +670,15 @@ class ToolMessageStart:
         """Parse the wire payload (every field is required)."""
         data = expect_object(data)
         obj = new(cls)
-        _ts_id(obj, _id(data.get("id"), "id"))
-        _ts_role(obj, _choice(data.get("role"), "role", ("assistant",)))
-        _ts_kind(obj, _choice(data.get("kind"), "kind", ("tool",)))
-        _ts_status(obj, _choice(data.get("status"), "status", _OPEN_STATUSES))
-        _ts_tool_name(obj, _id(data.get("toolName"), "toolName"))
-        _ts_title(obj, _text(data.get("title"), "title"))
-        _ts_content(obj, _text(data.get("content"), "content"))
-        _ts_progress_text(obj, _text(data.get("progressText"), "progressText"))
-        _ts_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        _ts_id(obj, check_str(data.get("id"), "id", empty=False))
+        _ts_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
+        _ts_kind(obj, check_choice(data.get("kind"), "kind", ("tool",)))
+        _ts_status(obj, check_choice(data.get("status"), "status", _OPEN_STATUSES))
+        _ts_tool_name(obj, check_str(data.get("toolName"), "toolName", empty=False))
+        _ts_title(obj, check_str(data.get("title"), "title"))
+        _ts_content(obj, check_str(data.get("content"), "content"))
+        _ts_progress_text(obj, check_str(data.get("progressText"), "progressText"))
+        _ts_timestamp(obj, check_wire_timestamp(data.get("timestamp"), "timestamp"))
         return obj
 
     def __repr__(self) -> str:
@@ -784,10 +693,8 @@ class ToolMessageStart:
 
 
 def _patch(value: object) -> FrozenDict:
-    if value is None:
-        raise _missing("patch")
     if not isinstance(value, dict):
-        raise ValidationError(f"expected an object, got {type_name(value)}", "patch", "type")
+        raise missing("patch") if value is None else expected("an object", value, "patch")
     if not value:
         raise ValidationError("must change at least one field", "patch", "value")
     out: dict[str, str] = {}
@@ -804,9 +711,9 @@ def _patch(value: object) -> FrozenDict:
                 raise ValidationError(
                     "cannot finish a tool message; send tool:message:complete", path, "value"
                 )
-            out[key] = _choice(item, path, _OPEN_STATUSES)
+            out[key] = check_choice(item, path, _OPEN_STATUSES)
         else:
-            out[key] = _text(item, path)
+            out[key] = check_str(item, path)
     return FrozenDict(out)
 
 
@@ -831,8 +738,8 @@ class ToolMessageUpdate:
     patch: FrozenDict
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _set(self, "patch", _patch(self.patch))
+        check_str(self.id, "id", empty=False)
+        object.__setattr__(self, "patch", _patch(self.patch))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
@@ -843,7 +750,7 @@ class ToolMessageUpdate:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _tu_id(obj, _id(data.get("id"), "id"))
+        _tu_id(obj, check_str(data.get("id"), "id", empty=False))
         _tu_patch(obj, _patch(data.get("patch")))
         return obj
 
@@ -869,9 +776,9 @@ class ToolMessageComplete:
     timestamp: str
 
     def __post_init__(self) -> None:
-        _id(self.id, "id")
-        _choice(self.status, "status", _FINAL_STATUSES)
-        _timestamp(self.timestamp, "timestamp")
+        check_str(self.id, "id", empty=False)
+        check_choice(self.status, "status", _FINAL_STATUSES)
+        check_wire_timestamp(self.timestamp, "timestamp")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
@@ -882,9 +789,9 @@ class ToolMessageComplete:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _tc_id(obj, _id(data.get("id"), "id"))
-        _tc_status(obj, _choice(data.get("status"), "status", _FINAL_STATUSES))
-        _tc_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        _tc_id(obj, check_str(data.get("id"), "id", empty=False))
+        _tc_status(obj, check_choice(data.get("status"), "status", _FINAL_STATUSES))
+        _tc_timestamp(obj, check_wire_timestamp(data.get("timestamp"), "timestamp"))
         return obj
 
     def __repr__(self) -> str:
@@ -915,9 +822,9 @@ class ToolArtifact:
     show_in_canvas: bool = False
 
     def __post_init__(self) -> None:
-        _id(self.message_id, "messageId")
-        _set(self, "artifact", _artifact(self.artifact, "artifact"))
-        _bool(self.show_in_canvas, "showInCanvas")
+        check_str(self.message_id, "messageId", empty=False)
+        object.__setattr__(self, "artifact", _artifact(self.artifact, "artifact"))
+        check_bool(self.show_in_canvas, "showInCanvas")
 
     @property
     def artifact_id(self) -> str:
@@ -971,16 +878,14 @@ class Progress:
     artifact_id: str | None = None
 
     def __post_init__(self) -> None:
-        _id(self.status, "status")
+        check_str(self.status, "status", empty=False)
         value = self.progress
         if type(value) is not int and type(value) is not float:
-            if value is None:
-                raise _missing("progress")
-            raise ValidationError(f"expected a number, got {type_name(value)}", "progress", "type")
+            raise missing("progress") if value is None else expected("a number", value, "progress")
         if not 0 <= value <= 100:  # NaN fails this too
             raise ValidationError("must be between 0 and 100", "progress", "range")
-        _text(self.message, "message")
-        _optional_id(self.artifact_id, "artifactId")
+        check_str(self.message, "message")
+        check_opt_str(self.artifact_id, "artifactId", empty=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload (``artifactId`` omitted when absent)."""
@@ -1027,15 +932,15 @@ class Completion:
     error: str | None = None
 
     def __post_init__(self) -> None:
-        if _bool(self.success, "success"):
-            _set(self, "result", _json_object(self.result, "result"))
-            _optional_id(self.final_artifact_id, "finalArtifactId")
+        if check_bool(self.success, "success"):
+            object.__setattr__(self, "result", check_json_object(self.result, "result"))
+            check_opt_str(self.final_artifact_id, "finalArtifactId", empty=False)
             if self.error is not None:
                 raise ValidationError("must be absent when success is true", "error", "value")
         else:
             if self.error is None:
                 raise ValidationError("is required when success is false", "error", "missing")
-            _id(self.error, "error")
+            check_str(self.error, "error", empty=False)
             for name, value in (("result", self.result), ("finalArtifactId", self.final_artifact_id)):
                 if value is not None:
                     raise ValidationError("must be absent when success is false", name, "value")
@@ -1074,7 +979,7 @@ class Completion:
     def __repr__(self) -> str:
         if self.success:
             return f"Completion(success=True, final_artifact_id={self.final_artifact_id!r})"
-        return f"Completion(success=False, error={_size(self.error or '')})"
+        return f"Completion(success=False, error={sized(self.error or '')})"
 
 
 # -- names, rooms, the codec -----------------------------------------------------------------------
@@ -1147,7 +1052,7 @@ def decode(event_name: str, payload: Any) -> Event:
     are ignored; errors carry the payload path (``patch.status``) and a stable code.
     """
     if type(event_name) is not str:
-        raise ValidationError(f"expected a string, got {type_name(event_name)}", "event", "type")
+        raise expected("a string", event_name, "event")
     cls = _BY_NAME.get(event_name)
     if cls is None:
         if event_name == "chat:init":
@@ -1172,7 +1077,7 @@ def session_room(session_id: str) -> str:
     >>> session_room("4f1c")
     'session_4f1c'
     """
-    return "session_" + _id(session_id, "sessionId")
+    return "session_" + check_str(session_id, "sessionId", empty=False)
 
 
 def room_for(event: Event) -> str | None:
@@ -1194,10 +1099,6 @@ def room_for(event: Event) -> str | None:
 
 
 # -- the reducer -----------------------------------------------------------------------------------
-
-
-def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class SessionReducer:
@@ -1225,7 +1126,7 @@ class SessionReducer:
     chat messages, whose events carry no timestamp (default: UTC now). Thread-safe.
     """
 
-    def __init__(self, init: ChatInit | None = None, *, clock: Callable[[], str] = _utc_now) -> None:
+    def __init__(self, init: ChatInit | None = None, *, clock: Callable[[], str] = now_wire_timestamp) -> None:
         self._lock = threading.Lock()
         self._clock = clock
         self._entries: list[HistoryEntry] = []
@@ -1332,7 +1233,7 @@ class SessionReducer:
     def _stamp(self) -> str:
         stamp = self._clock()
         try:
-            return _timestamp(stamp, "timestamp")
+            return check_wire_timestamp(stamp, "timestamp")
         except ValidationError as exc:
             raise ValidationError("the clock " + exc.message, "clock", exc.code) from None
 

@@ -23,10 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import ns_per_op, table  # noqa: E402
 
 from agentmsg import ChatMessage, ToolCall  # noqa: E402
+from agentmsg import _time  # noqa: E402
 from agentmsg import events as ev  # noqa: E402
 from agentmsg.store import MessageStore  # noqa: E402
 
-TS_PATTERN = ev._TIMESTAMP.pattern
+TS_PATTERN = _time._DATE_TIME  # the pattern events are checked against (upper-case T and Z)
 START = {
     "id": "call_weather_1", "role": "assistant", "kind": "tool", "status": "running",
     "toolName": "get_weather", "title": "Checking the weather in Paris", "content": "",
