@@ -18,29 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._codec import expect_object, get_optional_str, type_name
-from .._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from .._codec import check_json_object, check_opt_str, expect_object, get_optional_str, sized
+from .._frozen import FrozenDict, thaw_json
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 
 __all__ = ["Response"]
-
-
-def _check_usage(usage: object) -> FrozenDict | None:
-    if usage is None or type(usage) is FrozenDict:
-        return usage
-    if not isinstance(usage, dict):
-        raise ValidationError(f"expected an object or null, got {type_name(usage)}", "usage", "type")
-    return freeze_json(usage, "usage")  # type: ignore[no-any-return]
-
-
-def _check_optional_text(value: object, path: str) -> str | None:
-    if value is None:
-        return None
-    if type(value) is not str:
-        raise ValidationError(f"expected a string or null, got {type_name(value)}", path, "type")
-    return check_text(value, path)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -75,9 +59,10 @@ class Response:
             raise ValidationError(
                 f"expected an assistant message, got {self.message.role}", "message", "value"
             )
-        _check_optional_text(self.finish_reason, "finish_reason")
-        _check_optional_text(self.refusal, "refusal")
-        object.__setattr__(self, "usage", _check_usage(self.usage))
+        check_opt_str(self.finish_reason, "finish_reason")
+        check_opt_str(self.refusal, "refusal")
+        if self.usage is not None:
+            object.__setattr__(self, "usage", check_json_object(self.usage, "usage"))
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"message", "finish_reason"?, "usage"?, "refusal"?}`` (None omitted).
@@ -119,5 +104,5 @@ class Response:
         if self.usage is not None:
             fields.append(f"usage=<{len(self.usage)} keys>")
         if self.refusal is not None:
-            fields.append(f"refusal=<{len(self.refusal)} chars>")
+            fields.append(f"refusal={sized(self.refusal)}")
         return f"Response({', '.join(fields)})"

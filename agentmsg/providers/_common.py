@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._codec import expect_object, get_bool, get_optional_str, type_name
-from .._frozen import FrozenDict, freeze_json, thaw_json
+from .._codec import check_json_object, expect_object, expected, get_bool, get_object, get_optional_str, get_str, missing
+from .._frozen import FrozenDict, thaw_json
 from ..content import ImageSource
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -39,8 +39,6 @@ __all__ = [
     "refuse_file",
     "sniff_media_type",
     "freeze_usage",
-    "get_object",
-    "get_index",
     "expect_items",
     "checked_messages",
     "checked_tools",
@@ -87,9 +85,9 @@ def make_call(call_id: object, name: object, arguments: object, fields: tuple[st
     JSON raises ``InvalidArgumentsError`` whose ``raw_arguments`` keeps the text.
     """
     if call_id is None or name is None:
-        raise ValidationError("is required", fields[0] if call_id is None else fields[1], "missing")
+        raise missing(fields[0] if call_id is None else fields[1])
     if type(name) is not str:  # checked here: the core's name check needs a hashable value
-        raise ValidationError(f"expected a string, got {type_name(name)}", fields[1], "type")
+        raise expected("a string", name, fields[1])
     try:
         if type(arguments) is str:
             return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]
@@ -184,43 +182,19 @@ def sniff_media_type(data: str, path: str) -> str:
 
 def freeze_usage(usage: object, path: str) -> FrozenDict | None:
     """Return a provider usage object deep-frozen, or None."""
-    if usage is None:
-        return None
-    if not isinstance(usage, dict):
-        raise ValidationError(f"expected an object, got {type_name(usage)}", path, "type")
-    return freeze_json(usage, path)  # type: ignore[no-any-return]
-
-
-def get_object(data: dict[str, Any], key: str) -> dict[str, Any] | None:
-    """Return the object at ``key``, or None when missing or null."""
-    value = data.get(key)
-    if value is None or isinstance(value, dict):
-        return value
-    raise ValidationError(f"expected an object, got {type_name(value)}", key, "type")
-
-
-def get_index(data: dict[str, Any], key: str) -> int:
-    """Return the required non-negative integer at ``key``."""
-    value = data.get(key)
-    if type(value) is int and value >= 0:
-        return value
-    if value is None:
-        raise ValidationError("is required", key, "missing")
-    if type(value) is not int:
-        raise ValidationError(f"expected an integer, got {type_name(value)}", key, "type")
-    raise ValidationError("must be a non-negative integer", key, "value")
+    return None if usage is None else check_json_object(usage, path)
 
 
 def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
     """Return ``items`` if it is a JSON array, else raise."""
     if type(items) is list or type(items) is tuple:
         return items
-    raise ValidationError(f"expected an array of {what}, got {type_name(items)}", "", "type")
+    raise expected(f"an array of {what}", items, "")
 
 
 def _as_list(items: Any, what: str) -> list[Any]:
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
-        raise ValidationError(f"expected a list of {what}, got {type_name(items)}", "", "type")
+        raise expected(f"a list of {what}", items, "")
     return list(items)
 
 
@@ -250,11 +224,7 @@ def function_from(fn: dict[str, Any]) -> ToolDefinition:
     the tool's name, since agentmsg requires one (``to_tools`` leaves such a description out);
     missing ``parameters`` mean an empty object schema.
     """
-    name = fn.get("name")
-    if type(name) is not str:
-        if name is None:
-            raise ValidationError("is required", "name", "missing")
-        raise ValidationError(f"expected a string, got {type_name(name)}", "name", "type")
+    name = get_str(fn, "name")
     description = get_optional_str(fn, "description")
     if description is None or not description.strip():
         description = name
@@ -293,8 +263,6 @@ def function_tools_from(items: Any) -> tuple[ToolDefinition, ...]:
             if kind is not None and kind != "function":
                 raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
             fn = get_object(item, "function")
-            if fn is None:
-                raise ValidationError("is required", "function", "missing")
             try:
                 out.append(function_from(fn))
             except ValidationError as exc:

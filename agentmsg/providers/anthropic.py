@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import expect_object, get_bool, get_optional_str, get_str, type_name
+from .._codec import check_int, expect_object, expected, get_bool, get_object, get_optional_object, get_optional_str, get_str, missing
 from .._frozen import freeze_json, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
@@ -46,8 +46,6 @@ from ._common import (
     finish_calls,
     freeze_usage,
     function_from,
-    get_index,
-    get_object,
     image_from_url,
     make_call,
     not_a_message,
@@ -235,7 +233,7 @@ def from_messages(items: Any, system: Any = None) -> tuple[ChatMessage, ...]:
             elif role == "system":
                 out.append(ChatMessage(SYSTEM, _system_from(content, "content")))
             elif role is None:
-                raise ValidationError("is required", "role", "missing")
+                raise missing("role")
             else:
                 raise ValidationError("expected 'user' or 'assistant'", "role", "value")
         except ValidationError as exc:
@@ -247,7 +245,7 @@ def _system_from(system: Any, path: str = "system") -> str:
     if type(system) is str:
         return system
     if type(system) is not list:
-        raise ValidationError(f"expected a string or an array of text blocks, got {type_name(system)}", path, "type")
+        raise expected("a string or an array of text blocks", system, path)
     texts = []
     for j, block in enumerate(system):
         try:
@@ -260,23 +258,12 @@ def _system_from(system: Any, path: str = "system") -> str:
     return "".join(texts)
 
 
-def _block_kind(block: dict[str, Any]) -> str:
-    kind = block.get("type")
-    if type(kind) is str:
-        return kind
-    if kind is None:
-        raise ValidationError("is required", "type", "missing")
-    raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
-
-
 def _unsupported_block(kind: str) -> ValidationError:
     return ValidationError(f"content block type {kind[:40]!r} is not supported", "type", UNSUPPORTED)
 
 
 def _image_from(block: dict[str, Any]) -> ImagePart:
     source = get_object(block, "source")
-    if source is None:
-        raise ValidationError("is required", "source", "missing")
     kind = source.get("type")
     try:
         if kind == "base64":
@@ -290,7 +277,7 @@ def _image_from(block: dict[str, Any]) -> ImagePart:
 
 def _part_from(block: Any, images: bool) -> TextPart | ImagePart:
     block = expect_object(block)
-    kind = _block_kind(block)
+    kind = get_str(block, "type")
     if kind == "text":
         return TextPart(get_str(block, "text"))
     if kind == "image" and images:
@@ -300,7 +287,7 @@ def _part_from(block: Any, images: bool) -> TextPart | ImagePart:
 
 def _parts_from(content: Any, images: bool, path: str = "content") -> tuple[Any, ...]:
     if type(content) is not list:
-        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", path, "type")
+        raise expected("a string or an array of blocks", content, path)
     parts = []
     for j, block in enumerate(content):
         try:
@@ -315,13 +302,13 @@ def _user_from(content: Any, out: list[ChatMessage]) -> None:
         out.append(ChatMessage.user(content))
         return
     if type(content) is not list:
-        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", "content", "type")
+        raise expected("a string or an array of blocks", content, "content")
     group: list[Any] = []
     after_results = False
     for j, block in enumerate(content):
         try:
             block = expect_object(block)
-            if _block_kind(block) == "tool_result":
+            if get_str(block, "type") == "tool_result":
                 if group:
                     out.append(ChatMessage.user(tuple(group)))
                     group = []
@@ -358,29 +345,22 @@ def _assistant_from(content: Any) -> ChatMessage:
     if type(content) is str:
         return ChatMessage.assistant(content)
     if type(content) is not list:
-        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", "content", "type")
+        raise expected("a string or an array of blocks", content, "content")
     texts: list[TextPart] = []
     calls: list[ToolCall] = []
     for j, block in enumerate(content):
         try:
             block = expect_object(block)
-            kind = _block_kind(block)
+            kind = get_str(block, "type")
             if kind == "text":
                 texts.append(TextPart(get_str(block, "text")))
             elif kind == "tool_use":
-                calls.append(make_call(block.get("id"), block.get("name"), _input_of(block), _CALL_FIELDS))
+                calls.append(make_call(block.get("id"), block.get("name"), get_optional_object(block, "input"), _CALL_FIELDS))
             else:
                 raise _unsupported_block(kind)
         except ValidationError as exc:
             raise exc.prefixed(j).prefixed("content") from None
     return _assistant(texts, tuple(calls))
-
-
-def _input_of(block: dict[str, Any]) -> Any:
-    value = block.get("input")
-    if value is None or isinstance(value, dict):
-        return value
-    raise ValidationError(f"expected an object, got {type_name(value)}", "input", "type")
 
 
 def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...]) -> ChatMessage:
@@ -414,7 +394,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                 raise ValidationError("only custom (client) tools are supported", "type", UNSUPPORTED)
             schema = item.get("input_schema")
             if schema is None:
-                raise ValidationError("is required", "input_schema", "missing")
+                raise missing("input_schema")
             fn = {**item, "parameters": schema}
             try:
                 out.append(function_from(fn))
@@ -442,7 +422,7 @@ def parse_response(body: Any) -> Response:
         raise ValidationError("expected 'assistant'", "role", "value")
     content = body.get("content")
     if content is None:
-        raise ValidationError("is required", "content", "missing")
+        raise missing("content")
     message = _assistant_from(content)
     return Response(message, get_optional_str(body, "stop_reason"), freeze_usage(body.get("usage"), "usage"))
 
@@ -491,7 +471,7 @@ class StreamParser:
         if kind == "content_block_start":
             return self._start(event)
         if kind == "message_delta":
-            delta = get_object(event, "delta")
+            delta = get_optional_object(event, "delta")
             if delta is not None:
                 try:
                     reason = get_optional_str(delta, "stop_reason")
@@ -502,16 +482,12 @@ class StreamParser:
             self._add_usage(event.get("usage"), "usage")
         elif kind == "message_start":
             message = get_object(event, "message")
-            if message is None:
-                raise ValidationError("is required", "message", "missing")
             self._add_usage(message.get("usage"), "message.usage")
         elif kind == "error":
             error = event.get("error")
             raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
-        elif kind is None:
-            raise ValidationError("is required", "type", "missing")
-        elif type(kind) is not str:
-            raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
+        else:
+            get_str(event, "type")  # raises unless a string: other kinds are ignored
         return ()
 
     def _add_usage(self, usage: Any, path: str) -> None:
@@ -520,19 +496,17 @@ class StreamParser:
             self._usage.update(frozen)
 
     def _start(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
-        index = get_index(event, "index")
+        index = check_int(event.get("index"), "index", minimum=0)
         block = get_object(event, "content_block")
-        if block is None:
-            raise ValidationError("is required", "content_block", "missing")
         try:
-            kind = _block_kind(block)
+            kind = get_str(block, "type")
             if kind == "text":
                 text = get_str(block, "text")
                 self._texts[index] = [text] if text else []
                 return (text,) if text else ()
             if kind != "tool_use":
                 raise _unsupported_block(kind)
-            value = _input_of(block)
+            value = get_optional_object(block, "input")
             ordinal = len(self._call_blocks)
             self._blocks[index] = ordinal
             self._call_blocks.append(index)
@@ -548,12 +522,10 @@ class StreamParser:
             raise exc.prefixed("content_block") from None
 
     def _delta(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
-        index = get_index(event, "index")
+        index = check_int(event.get("index"), "index", minimum=0)
         delta = get_object(event, "delta")
-        if delta is None:
-            raise ValidationError("is required", "delta", "missing")
         try:
-            kind = _block_kind(delta)
+            kind = get_str(delta, "type")
             if kind == "text_delta":
                 text = get_str(delta, "text")
                 pieces = self._texts.get(index)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import expect_object, get_list, get_optional_str, type_name
+from .._codec import expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, missing
 from .._frozen import FrozenDict, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
@@ -50,7 +50,6 @@ from ._common import (
     function_to,
     function_tools_from,
     generated_id,
-    get_object,
     make_call,
     provider_error,
     refuse_file,
@@ -209,7 +208,7 @@ def _role_of(item: dict[str, Any]) -> MessageRole:
     found = _ROLES.get(role) if type(role) is str else None
     if found is None:
         if role is None:
-            raise ValidationError("is required", "role", "missing")
+            raise missing("role")
         raise ValidationError("expected 'system', 'user', 'assistant' or 'tool'", "role", "value")
     return found
 
@@ -225,7 +224,7 @@ def _content_from(item: dict[str, Any], role: MessageRole) -> Any:
     for k, data in enumerate(images):
         path = f"images[{k}]"
         if type(data) is not str:
-            raise ValidationError(f"expected a base64 string, got {type_name(data)}", path, "type")
+            raise expected("a base64 string", data, path)
         try:
             split = split_data_url(data)
             if split is not None:
@@ -251,8 +250,6 @@ def _calls_from(item: dict[str, Any], scope: str) -> tuple[ToolCall, ...]:
 def _call_from(call: Any, scope: str, index: int) -> ToolCall:
     call = expect_object(call)
     fn = get_object(call, "function")
-    if fn is None:
-        raise ValidationError("is required", "function", "missing")
     call_id = call.get("id")
     # without an id, build with a placeholder first: name and arguments are checked, then hashed
     made = make_call("call_" if call_id is None else call_id, fn.get("name"), fn.get("arguments"), _CALL_FIELDS)
@@ -310,8 +307,6 @@ def parse_response(body: Any) -> Response:
     if body.get("error") is not None:
         raise provider_error(None, "error")
     message = get_object(body, "message")
-    if message is None:
-        raise ValidationError("is required", "message", "missing")
     try:
         role = message.get("role")
         if role is not None and role != "assistant":
@@ -360,7 +355,7 @@ class StreamParser:
         if chunk.get("error") is not None:
             raise provider_error(None, "error")
         out: list[str | ToolCallDelta] = []
-        message = get_object(chunk, "message")
+        message = get_optional_object(chunk, "message")
         if message is not None:
             try:
                 text = get_optional_str(message, "content")

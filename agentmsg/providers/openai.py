@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import expect_object, get_list, get_optional_str, get_str, type_name
+from .._codec import check_int, expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, get_str, missing
 from ..content import ImagePart, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -45,8 +45,6 @@ from ._common import (
     freeze_usage,
     function_to,
     function_tools_from,
-    get_index,
-    get_object,
     image_from_url,
     image_url,
     make_call,
@@ -191,10 +189,7 @@ def _message_from(item: Any) -> ChatMessage:
         return ChatMessage.tool(call_id, _content_from(item, images=False))
     if role == "system" or role == "developer":
         return ChatMessage(SYSTEM, _content_from(item, images=False))
-    if role is None:
-        raise ValidationError("is required", "role", "missing")
-    if type(role) is not str:
-        raise ValidationError(f"expected a string, got {type_name(role)}", "role", "type")
+    get_str(item, "role")  # raises unless a string
     raise ValidationError(
         "expected 'system', 'developer', 'user', 'assistant' or 'tool' (function messages are not supported)",
         "role",
@@ -207,9 +202,9 @@ def _content_from(item: dict[str, Any], images: bool) -> Any:
     if type(content) is str:
         return content
     if content is None:
-        raise ValidationError("is required", "content", "missing")
+        raise missing("content")
     if type(content) is not list:
-        raise ValidationError(f"expected a string or an array of parts, got {type_name(content)}", "content", "type")
+        raise expected("a string or an array of parts", content, "content")
     parts = []
     for j, part in enumerate(content):
         try:
@@ -231,13 +226,10 @@ def _part_from(part: Any, images: bool) -> TextPart | ImagePart:
         if type(image) is str:  # an older, still accepted shape
             return ImagePart(image_from_url(image, "image_url"))
         if image is None:
-            raise ValidationError("is required", "image_url", "missing")
+            raise missing("image_url")
         image = expect_object(image, "image_url")
         return ImagePart(image_from_url(image.get("url"), "image_url.url"))
-    if kind is None:
-        raise ValidationError("is required", "type", "missing")
-    if type(kind) is not str:
-        raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
+    kind = get_str(part, "type")
     raise ValidationError(f"content part type {kind[:40]!r} is not supported here", "type", UNSUPPORTED)
 
 
@@ -260,7 +252,7 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
                 raise exc.prefixed(j).prefixed("content") from None
         text = tuple(text) or None
     else:
-        raise ValidationError(f"expected a string, an array of parts or null, got {type_name(content)}", "content", "type")
+        raise expected("a string, an array of parts or null", content, "content")
     refusal = get_optional_str(item, "refusal") or None
     if refusal is not None:
         if not text:
@@ -292,8 +284,6 @@ def _call_from(call: Any) -> ToolCall:
     if kind is not None and kind != "function":
         raise ValidationError("only function tool calls are supported", "type", UNSUPPORTED)
     fn = get_object(call, "function")
-    if fn is None:
-        raise ValidationError("is required", "function", "missing")
     return make_call(call.get("id"), fn.get("name"), fn.get("arguments"), _CALL_FIELDS)
 
 
@@ -332,8 +322,6 @@ def parse_response(body: Any) -> Response:
     try:
         choice = expect_object(choices[0])
         message = get_object(choice, "message")
-        if message is None:
-            raise ValidationError("is required", "message", "missing")
         try:
             role = message.get("role")
             if role is not None and role != "assistant":
@@ -388,10 +376,10 @@ class StreamParser:
         choices = chunk.get("choices")
         if not choices:
             if choices is not None and type(choices) is not list:
-                raise ValidationError(f"expected an array, got {type_name(choices)}", "choices", "type")
+                raise expected("an array", choices, "choices")
             return ()
         if type(choices) is not list:
-            raise ValidationError(f"expected an array, got {type_name(choices)}", "choices", "type")
+            raise expected("an array", choices, "choices")
         out: list[str | ToolCallDelta] = []
         for k, choice in enumerate(choices):
             try:
@@ -405,9 +393,9 @@ class StreamParser:
         index = choice.get("index", 0)
         if index != 0 or type(index) is not int:
             if type(index) is not int:
-                raise ValidationError(f"expected an integer, got {type_name(index)}", "index", "type")
+                raise expected("an integer", index, "index")
             raise ValidationError("several choices (n > 1) are not supported: request one", "index", UNSUPPORTED)
-        delta = get_object(choice, "delta")
+        delta = get_optional_object(choice, "delta")
         if delta is not None:
             try:
                 self._delta(delta, out)
@@ -431,7 +419,7 @@ class StreamParser:
         calls = delta.get("tool_calls")
         if calls:
             if type(calls) is not list:
-                raise ValidationError(f"expected an array, got {type_name(calls)}", "tool_calls", "type")
+                raise expected("an array", calls, "tool_calls")
             for j, call in enumerate(calls):
                 try:
                     out.append(self._call_delta(call))
@@ -440,12 +428,12 @@ class StreamParser:
 
     def _call_delta(self, call: Any) -> ToolCallDelta:
         call = expect_object(call)
-        index = get_index(call, "index")
+        index = check_int(call.get("index"), "index", minimum=0)
         kind = call.get("type")
         if kind is not None and kind != "function":
             raise ValidationError("only function tool calls are supported", "type", UNSUPPORTED)
         name = arguments = None
-        fn = get_object(call, "function")
+        fn = get_optional_object(call, "function")
         if fn is not None:
             try:
                 name = get_optional_str(fn, "name") or None
