@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import IO, Any, Optional, Union
 
+from ._codec import type_name
 from .records import McpResource
 
 __all__ = ["PROTOCOL_VERSION", "McpError", "McpClient", "McpResourceInfo", "ResourceCache"]
@@ -91,22 +92,6 @@ class McpResourceInfo:
 
     def __repr__(self) -> str:
         return f"McpResourceInfo(uri={self.uri!r}, name={self.name!r}, mime_type={self.mime_type!r})"
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 class McpClient:
@@ -333,7 +318,7 @@ class McpClient:
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise self._error(f"malformed reply to {method}: not a JSON-RPC message (invalid JSON)", "protocol") from None
         if not isinstance(message, dict):
-            raise self._error(f"malformed reply to {method}: expected a JSON object, got {_kind(message)}", "protocol")
+            raise self._error(f"malformed reply to {method}: expected a JSON object, got {type_name(message)}", "protocol")
         if message.get("jsonrpc") != "2.0":
             raise self._error(f'malformed reply to {method}: "jsonrpc" must be "2.0"', "protocol")
         if "method" in message:
@@ -371,7 +356,7 @@ class McpClient:
             )
         result = reply.get("result")
         if not isinstance(result, dict):
-            raise self._error(f"malformed reply to {method}: result must be an object, got {_kind(result)}", "protocol")
+            raise self._error(f"malformed reply to {method}: result must be an object, got {type_name(result)}", "protocol")
         return result
 
     # --- MCP -------------------------------------------------------------------------------
