@@ -211,13 +211,15 @@ def required(data: Mapping[str, Any], key: str) -> Any:
     return data[key]
 
 
-def check_str(value: object, path: str, *, empty: bool = True) -> str:
+def check_str(value: object, path: str, empty: bool = True) -> str:
     """Return ``value`` if it is a string (non-empty unless ``empty``) encodable as UTF-8.
 
     >>> check_str(3, "name")
     Traceback (most recent call last):
         ...
     agentmsg.errors.ValidationError: name: expected a string, got number
+
+    Pass ``empty`` by keyword; it is not keyword-only because keyword-only defaults are slower.
     """
     if type(value) is str and (empty or value):
         return value if value.isascii() else check_text(value, path)
@@ -228,7 +230,7 @@ def check_str(value: object, path: str, *, empty: bool = True) -> str:
     return check_text(value, path)
 
 
-def check_opt_str(value: object, path: str, *, empty: bool = True) -> str | None:
+def check_opt_str(value: object, path: str, empty: bool = True) -> str | None:
     """Return ``value`` if it is ``None`` or a string accepted by ``check_str``.
 
     >>> check_opt_str(None, "error") is None

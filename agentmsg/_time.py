@@ -29,7 +29,7 @@ _DATE_TIME = (
 )
 _match_date = re.compile(_DATE, re.ASCII).fullmatch
 _match_date_time = re.compile(_DATE_TIME, re.ASCII | re.IGNORECASE).fullmatch
-_match_wire = re.compile(_DATE_TIME, re.ASCII).fullmatch
+_match_wire = re.compile(re.sub(r"\((?!\?)", "(?:", _DATE_TIME), re.ASCII).fullmatch  # no groups: faster
 
 
 def _date_time(m: "re.Match[str]") -> datetime:
@@ -138,6 +138,8 @@ def check_wire_timestamp(value: object, path: str) -> str:
         ...
     agentmsg.errors.ValidationError: timestamp: must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z
     """
+    if type(value) is str and _match_wire(value) is not None:
+        return value  # all ASCII: no surrogate check needed
     text = check_str(value, path)
     if _match_wire(text) is None:
         raise ValidationError(
