@@ -131,7 +131,7 @@ def _name(tp: object) -> str:
 
 def describe(tp: Any) -> Node:
     """Return the description of the type hint ``tp``; raise ``Unsupported`` if it has none."""
-    if tp is None or tp in _SCALARS:
+    if tp is None or (isinstance(tp, type) and tp in _SCALARS):
         return Scalar(NoneType if tp is None else tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Annotated:

@@ -272,17 +272,18 @@ class _Emitter:
         properties: dict[str, Any] = {}
         required = []
         for f in obj.fields:
+            node, text = (f.node.node, f.node.text) if isinstance(f.node, t.Described) else (f.node, None)
             try:
-                schema = self.emit(f.node)
+                schema = self.emit(node)
             except t.Unsupported as e:
                 raise TypeError(f"{obj.name}.{f.name}: {e}") from None
-            if f.optional and self.strict and not t.accepts_null(f.node):
+            if f.optional and self.strict and not t.accepts_null(node):
                 schema = _nullable(schema)
             elif f.optional and not self.strict and f.default is not t.MISSING:
                 default = _default_json(f.default)
                 if default is not _NO_JSON:
                     schema["default"] = default
-            properties[f.name] = schema
+            properties[f.name] = self._describe(schema, text) if text is not None else schema
             if self.strict or not f.optional:
                 required.append(f.name)
         return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -317,9 +318,11 @@ class _Emitter:
             return {"anyOf": schemas}
         if isinstance(node, t.Ref):
             return {"$ref": self._ref(node.cls)}
-        schema = self.emit(node.node)  # Described
+        return self._describe(self.emit(node.node), node.text)  # Described
+
+    def _describe(self, schema: dict[str, Any], text: str) -> dict[str, Any]:
         if not (self.strict and "$ref" in schema):  # strict mode allows no siblings beside $ref
-            schema["description"] = node.text
+            schema["description"] = text
         return schema
 
     def _fixed(self, node: t.Fixed) -> dict[str, Any]:
