@@ -161,11 +161,15 @@ class _Builder:
             for f in obj.fields
         ]
         known = frozenset(f.name for f in obj.fields)
+        size = len(known)
+        # the fast path: fields in any order, giving up at the first surprise
+        plain = [(name, exact) for name, exact, *_ in plan if exact]
+        others = [(name, conv) for name, exact, conv, *_ in plan if not exact]
+        may_be_null = frozenset(name for name, *_, null_is_default in plan if null_is_default)
         make = None if obj.cls is None else _maker(obj.cls, obj.name)
 
-        def conv_object(v: object) -> Any:
-            if not isinstance(v, dict):
-                raise type_error("object", v)
+        def checked(v: dict[str, Any]) -> dict[str, Any]:
+            """Check the fields in schema order: the path that reports the first error."""
             kwargs = {}
             for name, exact, conv, required, null_is_default in plan:
                 x = v.get(name, _MISS)
@@ -180,9 +184,37 @@ class _Builder:
                     try:
                         kwargs[name] = conv(x)
                     except ValidationError as e:
+                        if null_is_default:  # the schema says "X or null" here, so say so too
+                            e = any_of_error([e, type_error("null", x)])
                         raise e.prefixed(name) from None
             if not known.issuperset(v):
                 raise unexpected(next(k for k in v if k not in known))
+            return kwargs
+
+        def conv_object(v: object) -> Any:
+            if not isinstance(v, dict):
+                raise type_error("object", v)
+            kwargs: dict[str, Any] | None = {}
+            if len(v) == size:  # no key missing or else an unknown key makes it through
+                try:
+                    for name, exact in plain:
+                        x = v[name]
+                        if type(x) in exact:
+                            kwargs[name] = x  # type: ignore[index]
+                        elif x is not None or name not in may_be_null:
+                            kwargs = None
+                            break
+                    else:
+                        for name, conv in others:
+                            x = v[name]
+                            if x is not None or name not in may_be_null:
+                                kwargs[name] = conv(x)  # type: ignore[index]
+                except (KeyError, ValidationError):
+                    kwargs = None
+            else:
+                kwargs = None
+            if kwargs is None:
+                kwargs = checked(v)
             return kwargs if make is None else make(kwargs)
 
         return conv_object

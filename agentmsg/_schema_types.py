@@ -126,7 +126,9 @@ _SUPPORTED = (
 
 
 def _name(tp: object) -> str:
-    return tp.__qualname__ if isinstance(tp, type) else repr(tp).replace("typing.", "")
+    if isinstance(tp, type) and typing.get_origin(tp) is None:  # list[int] is a "type" on 3.10
+        return tp.__qualname__
+    return repr(tp).replace("typing.", "")
 
 
 def describe(tp: Any) -> Node:

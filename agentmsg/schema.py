@@ -36,6 +36,7 @@ from datetime import date, datetime
 from typing import Any, TypeVar, overload
 
 from . import _schema_types as t
+from ._frozen import FrozenDict
 from ._schema_build import compile_builder
 from ._schema_validator import Check, compile_schema
 from .errors import ValidationError
@@ -241,7 +242,24 @@ def _builder_for(tp: Any, strict: bool) -> Callable[[Any], Any]:
     return builder
 
 
+_FROZEN_CHECKS: dict[int, tuple[Any, Check]] = {}
+
+
 def _check_for(schema: Any) -> Check:
+    """Return the compiled check of ``schema``, cached by its JSON text.
+
+    A ``FrozenDict`` schema (as ``ToolDefinition.parameters``) cannot change, so it is also
+    cached by identity, which skips serializing it on every call.
+    """
+    if type(schema) is FrozenDict:
+        entry = _FROZEN_CHECKS.get(id(schema))
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        if len(_FROZEN_CHECKS) >= 256:
+            _FROZEN_CHECKS.clear()
+        check = _check_for(dict(schema))
+        _FROZEN_CHECKS[id(schema)] = (schema, check)  # holding the schema keeps its id unique
+        return check
     try:
         text = json.dumps(schema, allow_nan=False)
     except (TypeError, ValueError):

@@ -282,7 +282,7 @@ def compare(tp: Any, schema: dict[str, Any], value: Any, strict: bool, jsonschem
             build(tp, arguments, strict=strict)
         except ValidationError as e:
             assert error is not None, (value, e)
-            assert (e.path, e.code) == (error.path, error.code), (value, str(e), str(error))
+            assert (e.path, e.code, e.message) == (error.path, error.code, error.message), (value, str(e), str(error))
         else:
             assert error is None, (value, error)
 
