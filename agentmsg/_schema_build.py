@@ -238,11 +238,14 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     ):
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
     fields = dataclasses.fields(cls)
-    fill = [
-        (f.name, f.default, f.default_factory)
+    defaults = [
+        (f.name, f.default, f.default_factory, f.init)
         for f in fields
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     ]
+    fill = [(name, default, factory) for name, default, factory, init in defaults if init]
+    always = [(name, default, factory) for name, default, factory, init in defaults if not init]
+    size = sum(1 for f in fields if f.init)
     post_init = getattr(cls, "__post_init__", None)
     slots = [getattr(cls, f.name, None) for f in fields]
     if all(type(s) is MemberDescriptorType for s in slots):
@@ -255,9 +258,12 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     set_dict = object.__setattr__
 
     def make(kwargs: dict[str, Any]) -> Any:
-        for name, default, factory in fill:
-            if name not in kwargs:
-                kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        if len(kwargs) != size:  # some defaulted field was left out (or sent as null)
+            for name, default, factory in fill:
+                if name not in kwargs:
+                    kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        for name, default, factory in always:  # init=False fields with a default
+            kwargs[name] = default if factory is dataclasses.MISSING else factory()
         obj: Any = new(cls)
         if setters is None:
             set_dict(obj, "__dict__", kwargs)
@@ -302,7 +308,7 @@ def _choice(node: t.Choice) -> Conv:
     expected = " or ".join(kinds)
 
     def conv_choice(v: object) -> Any:
-        member = table.get(json_key(v), _MISS)
+        member = table.get(v if type(v) is str else json_key(v), _MISS)  # json_key(str) is the str
         if member is not _MISS:
             return member
         if any(test(v) for test in tests):

@@ -209,6 +209,8 @@ def describe_object(cls: type) -> Object:
         for name, hint in hints.items():
             if isinstance(hint, dataclasses.InitVar):
                 raise TypeError(f"{cls.__qualname__}.{name}: InitVar fields are not supported")
+        if len(_OBJECTS) >= 1024:
+            _OBJECTS.clear()
         found = _OBJECTS[cls] = Object(cls.__name__, cls, tuple(fields))
     return found
 

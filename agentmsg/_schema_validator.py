@@ -366,17 +366,18 @@ def _exact(schema: object) -> frozenset[type]:
     return frozenset(t for n in names for t in _EXACT[n])
 
 
-def key_label(key: str) -> str:
+def key_label(key: object) -> str:
     """Return ``key`` as it appears in an error path (long unknown keys are cut short)."""
-    return key if len(key) <= 40 else key[:37] + "..."
+    text = key if isinstance(key, str) else repr(key)  # a non-JSON dict may have other keys
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def unexpected(key: str) -> ValidationError:
+def unexpected(key: object) -> ValidationError:
     """Return the ``additional`` error for an object key no schema allows."""
     return ValidationError("unexpected property", key_label(key), "additional")
 
 
-def check_additional(check: Check, key: str, value: object) -> None:
+def check_additional(check: Check, key: object, value: object) -> None:
     """Run ``additionalProperties`` on one extra property (a ``false`` schema says ``additional``)."""
     if check is _refuse:
         raise unexpected(key)

@@ -158,29 +158,34 @@ def _generate_function(fn: Callable[..., Any], strict: bool) -> str:
 
 
 def tool_parts(
-    obj: Any, name: str | None, description: str | None, strict: bool
+    obj: Any, name: str | None, description: str | None, strict: bool, *, function: bool
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Return the name, description and parameter schema of a tool made from ``obj``.
 
-    ``obj`` is a dataclass (name: its class name in snake_case) or a function (name: its own);
-    the description defaults to the first paragraph of the docstring, or "" without one.
+    ``obj`` is a dataclass (name: its class name in snake_case) or, with ``function=True``, a
+    function (name: its own); the description defaults to the first paragraph of the
+    docstring, or "" without one. Used by ``ToolDefinition.from_dataclass``/``from_function``.
     """
-    if isinstance(obj, type):
-        if not dataclasses.is_dataclass(obj):
-            raise TypeError(f"{obj.__qualname__} is not a dataclass; decorate it with @dataclass")
+    if not function:
+        if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+            raise TypeError(f"expected a dataclass, got {_t_name(obj)}; decorate the class with @dataclass")
         parameters = schema_for(obj, strict)
         doc = obj.__doc__ or ""
         if doc.startswith(obj.__name__ + "("):  # the signature dataclass writes when there is no docstring
             doc = ""
         default_name = _SNAKE.sub("_", obj.__name__).lower()
-    elif callable(obj):
+    else:
+        if isinstance(obj, type) or not callable(obj):
+            raise TypeError(f"expected a function, got {_t_name(obj)}; pass a dataclass to from_dataclass")
         parameters = function_schema(obj, strict)
         doc = inspect.getdoc(obj) or ""
         default_name = getattr(obj, "__name__", "")
-    else:
-        raise TypeError(f"expected a dataclass or a function, got {type(obj).__name__}")
     summary = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
     return (default_name if name is None else name, summary if description is None else description, parameters)
+
+
+def _t_name(obj: object) -> str:
+    return f"class {obj.__qualname__}" if isinstance(obj, type) else type(obj).__name__
 
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

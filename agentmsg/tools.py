@@ -382,7 +382,7 @@ class ToolDefinition:
         paragraph of the class docstring; both are validated as usual. The parameters are
         ``agentmsg.schema.schema_for(dataclass, strict)``.
         """
-        name, description, parameters = tool_parts(dataclass, name, description, strict)
+        name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
         return cls(name, description, FrozenDict(parameters), strict)
 
     @classmethod
@@ -401,7 +401,7 @@ class ToolDefinition:
         ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
         ``TypeError``; so is a parameter without a type hint.
         """
-        name, description, parameters = tool_parts(fn, name, description, strict)
+        name, description, parameters = tool_parts(fn, name, description, strict, function=True)
         return cls(name, description, FrozenDict(parameters), strict)
 
     def to_dict(self) -> dict[str, Any]:

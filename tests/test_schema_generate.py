@@ -335,8 +335,10 @@ def test_from_dataclass_validates_as_usual() -> None:
     with pytest.raises(ValidationError) as info:
         ToolDefinition.from_dataclass(NoDocs, name="bad name", description="Do x.")
     assert info.value.path == "name"
-    with pytest.raises(TypeError, match="not a dataclass"):
+    with pytest.raises(TypeError, match="expected a dataclass, got class int"):
         ToolDefinition.from_dataclass(int)
+    with pytest.raises(TypeError, match="expected a dataclass, got function"):
+        ToolDefinition.from_dataclass(search)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="dict\\[str, X\\] cannot be expressed in strict mode"):
         ToolDefinition.from_dataclass(dataclasses.make_dataclass("M", [("m", dict[str, int])]), description="d")
 
@@ -392,8 +394,10 @@ def test_from_function_refuses_what_cannot_be_a_tool() -> None:
     for fn, pattern in cases:
         with pytest.raises(TypeError, match=pattern):
             ToolDefinition.from_function(fn, description="d")
-    with pytest.raises(TypeError, match="expected a dataclass or a function"):
-        ToolDefinition.from_function(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected a function, got int"):
+        ToolDefinition.from_function(42)
+    with pytest.raises(TypeError, match="pass a dataclass to from_dataclass"):
+        ToolDefinition.from_function(GetHTTPResponse)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="X | Y syntax")

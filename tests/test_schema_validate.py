@@ -105,6 +105,27 @@ def test_messages_never_show_values() -> None:
         assert secret not in str(info.value)
 
 
+def test_non_string_keys_of_a_python_dict_are_validation_errors() -> None:
+    with pytest.raises(ValidationError) as info:
+        validate_arguments({"additionalProperties": False}, {1: "x"})
+    assert (info.value.path, info.value.code) == ("1", "additional")
+    with pytest.raises(ValidationError) as info:
+        build(Range, {"start": 1, "end": 2, 3: 4})
+    assert (info.value.path, info.value.code) == ("3", "additional")
+
+
+def test_changing_a_plain_schema_is_seen() -> None:
+    schema: dict[str, Any] = {"enum": [1]}
+    validate_arguments(schema, 1)
+    schema["enum"] = [True]
+    with pytest.raises(ValidationError):
+        validate_arguments(schema, 1)
+    frozen = freeze_json({"type": "integer"})
+    validate_arguments(frozen, 1)
+    with pytest.raises(ValidationError):
+        validate_arguments(freeze_json({"type": "string"}), 1)
+
+
 def test_long_unknown_key_is_cut_short_in_the_path() -> None:
     with pytest.raises(ValidationError) as info:
         validate_arguments({"additionalProperties": False}, {"k" * 500: 1})
@@ -403,7 +424,7 @@ def test_any_json_gives_a_value_or_a_validation_error(value: Any) -> None:
         built = False
         with pytest.raises(ValidationError) as info:
             validate_arguments(schema, value)
-        assert (info.value.path, info.value.code) == (e.path, e.code)
+        assert (info.value.path, info.value.code, info.value.message) == (e.path, e.code, e.message)
     if built:
         validate_arguments(schema, value)
     json.dumps(schema)  # the schema itself stays JSON
