@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from ._codec import expect_object, get_bool, get_str, type_name
+from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
 from ._fast import new, slot_setters
 from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
@@ -18,13 +17,13 @@ __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_
 
 _NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
 _KNOWN_NAMES: set[str] = set()
-_EMPTY_ARGS = FrozenDict()
+_EMPTY_ARGS: FrozenDict = freeze_json({})
 T = TypeVar("T")
 
 
 def check_name(name: object, path: str = "name") -> str:
     """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_]{1,64}$``)."""
-    if name in _KNOWN_NAMES:
+    if type(name) is str and name in _KNOWN_NAMES:
         return name
     if type(name) is not str:
         raise ValidationError(f"expected a string, got {type_name(name)}", path, "type")
@@ -108,14 +107,9 @@ class ToolCall:
             value: Any = _EMPTY_ARGS
         else:
             try:
-                value = json.loads(text, parse_constant=_reject_constant)
-            except (json.JSONDecodeError, _Constant):
-                raise InvalidArgumentsError(
-                    "not valid JSON (the model sent malformed arguments; raw text kept in raw_arguments)",
-                    raw_arguments=text,
-                ) from None
-            except RecursionError:
-                raise InvalidArgumentsError("nested too deeply", code="depth", raw_arguments=text) from None
+                value = loads_strict(text)
+            except ValidationError as exc:
+                raise InvalidArgumentsError(exc.message, code=exc.code, raw_arguments=text) from None
             if type(value) is not dict:
                 raise InvalidArgumentsError(
                     f"expected a JSON object, got {type_name(value)}", code="type", raw_arguments=text
@@ -186,14 +180,6 @@ class ToolCall:
 _set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
 
 
-class _Constant(Exception):
-    pass
-
-
-def _reject_constant(name: str) -> object:
-    raise _Constant(name)
-
-
 def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
     """Build a ToolCall from checked values (private fast path)."""
     obj = new(ToolCall)
@@ -242,12 +228,20 @@ class ToolResult:
 
     @classmethod
     def success(cls, tool_call_id: str, result: str) -> ToolResult:
-        """Return a successful result."""
+        """Return a successful result.
+
+        >>> ToolResult.success("call_001", "42").to_dict()
+        {'tool_call_id': 'call_001', 'result': '42'}
+        """
         return cls(tool_call_id, result, False)
 
     @classmethod
     def error(cls, tool_call_id: str, message: str) -> ToolResult:
-        """Return a failed result carrying an error message for the model."""
+        """Return a failed result carrying an error message for the model.
+
+        >>> ToolResult.error("call_001", "timeout").is_error
+        True
+        """
         return cls(tool_call_id, message, True)
 
     def to_message(self) -> Any:
