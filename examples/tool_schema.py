@@ -7,11 +7,15 @@ Run: python examples/tool_schema.py
 
 import enum
 import json
+import sys
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Optional
 
-from agentmsg import ToolCall, ToolDefinition, ToolResult, ValidationError
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout, no install
+
+from agentmsg import ToolCall, ToolDefinition, ToolResult, ValidationError  # noqa: E402
 
 
 class Priority(enum.Enum):

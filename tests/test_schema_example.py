@@ -1,7 +1,6 @@
 """Run examples/tool_schema.py as a user would and check what it prints."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +10,10 @@ from jsonschema import Draft202012Validator
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_tool_schema_example() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def test_tool_schema_example(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "tool_schema.py")],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False,
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
