@@ -160,11 +160,15 @@ class _Builder:
             for f in obj.fields
         ]
         known = frozenset(f.name for f in obj.fields)
+        size = len(known)
+        # the fast path: fields in any order, giving up at the first surprise
+        plain = [(name, exact) for name, exact, *_ in plan if exact]
+        others = [(name, conv) for name, exact, conv, *_ in plan if not exact]
+        may_be_null = frozenset(name for name, *_, null_is_default in plan if null_is_default)
         make = None if obj.cls is None else _maker(obj.cls, obj.name)
 
-        def conv_object(v: object) -> Any:
-            if not isinstance(v, dict):
-                raise type_error("object", v)
+        def checked(v: dict[str, Any]) -> dict[str, Any]:
+            """Check the fields in schema order: the path that reports the first error."""
             kwargs = {}
             for name, exact, conv, required, null_is_default in plan:
                 x = v.get(name, _MISS)
@@ -179,9 +183,37 @@ class _Builder:
                     try:
                         kwargs[name] = conv(x)
                     except ValidationError as e:
+                        if null_is_default:  # the schema says "X or null" here, so say so too
+                            e = any_of_error([e, type_error("null", x)])
                         raise e.prefixed(name) from None
             if not known.issuperset(v):
                 raise unexpected(next(k for k in v if k not in known))
+            return kwargs
+
+        def conv_object(v: object) -> Any:
+            if not isinstance(v, dict):
+                raise type_error("object", v)
+            kwargs: dict[str, Any] | None = {}
+            if len(v) == size:  # no key missing or else an unknown key makes it through
+                try:
+                    for name, exact in plain:
+                        x = v[name]
+                        if type(x) in exact:
+                            kwargs[name] = x  # type: ignore[index]
+                        elif x is not None or name not in may_be_null:
+                            kwargs = None
+                            break
+                    else:
+                        for name, conv in others:
+                            x = v[name]
+                            if x is not None or name not in may_be_null:
+                                kwargs[name] = conv(x)  # type: ignore[index]
+                except (KeyError, ValidationError):
+                    kwargs = None
+            else:
+                kwargs = None
+            if kwargs is None:
+                kwargs = checked(v)
             return kwargs if make is None else make(kwargs)
 
         return conv_object
@@ -205,11 +237,14 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     ):
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
     fields = dataclasses.fields(cls)
-    fill = [
-        (f.name, f.default, f.default_factory)
+    defaults = [
+        (f.name, f.default, f.default_factory, f.init)
         for f in fields
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     ]
+    fill = [(name, default, factory) for name, default, factory, init in defaults if init]
+    always = [(name, default, factory) for name, default, factory, init in defaults if not init]
+    size = sum(1 for f in fields if f.init)
     post_init = getattr(cls, "__post_init__", None)
     slots = [getattr(cls, f.name, None) for f in fields]
     if all(type(s) is MemberDescriptorType for s in slots):
@@ -222,9 +257,12 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     set_dict = object.__setattr__
 
     def make(kwargs: dict[str, Any]) -> Any:
-        for name, default, factory in fill:
-            if name not in kwargs:
-                kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        if len(kwargs) != size:  # some defaulted field was left out (or sent as null)
+            for name, default, factory in fill:
+                if name not in kwargs:
+                    kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        for name, default, factory in always:  # init=False fields with a default
+            kwargs[name] = default if factory is dataclasses.MISSING else factory()
         obj: Any = new(cls)
         if setters is None:
             set_dict(obj, "__dict__", kwargs)
@@ -269,7 +307,7 @@ def _choice(node: t.Choice) -> Conv:
     expected = " or ".join(kinds)
 
     def conv_choice(v: object) -> Any:
-        member = table.get(json_key(v), _MISS)
+        member = table.get(v if type(v) is str else json_key(v), _MISS)  # json_key(str) is the str
         if member is not _MISS:
             return member
         if any(test(v) for test in tests):

@@ -126,14 +126,14 @@ _SUPPORTED = (
 
 
 def _name(tp: object) -> str:
-    if isinstance(tp, type) and not isinstance(tp, types.GenericAlias):  # list[int] is a type on 3.10
+    if isinstance(tp, type) and typing.get_origin(tp) is None:  # list[int] is a "type" on 3.10
         return tp.__qualname__
     return repr(tp).replace("typing.", "")
 
 
 def describe(tp: Any) -> Node:
     """Return the description of the type hint ``tp``; raise ``Unsupported`` if it has none."""
-    if tp is None or tp in _SCALARS:
+    if tp is None or (isinstance(tp, type) and tp in _SCALARS):
         return Scalar(NoneType if tp is None else tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Annotated:
@@ -209,6 +209,8 @@ def describe_object(cls: type) -> Object:
         for name, hint in hints.items():
             if isinstance(hint, dataclasses.InitVar):
                 raise TypeError(f"{cls.__qualname__}.{name}: InitVar fields are not supported")
+        if len(_OBJECTS) >= 1024:
+            _OBJECTS.clear()
         found = _OBJECTS[cls] = Object(cls.__name__, cls, tuple(fields))
     return found
 

@@ -171,8 +171,11 @@ class _Compiler:
         checks: list[Check] = []
         if "$ref" in schema:
             checks.append(self._ref(schema["$ref"]))
-        if "type" in schema:
-            checks.append(_type_check(schema["type"]))
+        kind = schema.get("type")
+        # "type": "object" / "array" is checked by the object / array check itself (one call less)
+        folded = kind if kind in ("object", "array") and not any(k in schema for k in ("$ref", "enum", "const")) else None
+        if "type" in schema and folded is None:
+            checks.append(_type_check(kind))
         if "enum" in schema:
             checks.append(_enum_check(_array(schema["enum"], "enum")))
         if "const" in schema:
@@ -180,10 +183,10 @@ class _Compiler:
         parse = _FORMATS.get(schema.get("format"))  # type: ignore[arg-type]
         if parse is not None:
             checks.append(_format_check(parse, schema["format"]))
-        if any(k in schema for k in ("properties", "required", "additionalProperties")):
-            checks.append(self._object(schema))
-        if any(k in schema for k in ("minItems", "maxItems", "prefixItems", "items", "uniqueItems")):
-            checks.append(self._array(schema))
+        if folded == "object" or any(k in schema for k in ("properties", "required", "additionalProperties")):
+            checks.append(self._object(schema, folded == "object"))
+        if folded == "array" or any(k in schema for k in ("minItems", "maxItems", "prefixItems", "items", "uniqueItems")):
+            checks.append(self._array(schema, folded == "array"))
         if "anyOf" in schema:
             checks.append(_any_of([self.compile(s) for s in _array(schema["anyOf"], "anyOf")]))
         if "oneOf" in schema:
@@ -206,6 +209,7 @@ class _Compiler:
         if cell is None:
             cell = self.refs[ref] = []
             cell.append(self.compile(self._resolve(ref)))
+            return cell[0]
 
         def check_ref(v: object) -> None:
             cell[0](v)
@@ -224,11 +228,11 @@ class _Compiler:
                 raise TypeError("$ref does not resolve inside the schema")
         return node
 
-    def _object(self, schema: Mapping[str, Any]) -> Check:
+    def _object(self, schema: Mapping[str, Any], typed: bool) -> Check:
         properties = schema.get("properties", {})
         if not isinstance(properties, Mapping):
             raise TypeError("'properties' must be an object")
-        props = [(name, self.compile(sub)) for name, sub in properties.items()]
+        props = [(name, _exact(sub), self.compile(sub)) for name, sub in properties.items()]
         required = frozenset(_array(schema.get("required", ()), "required"))
         extra_required = [name for name in _array(schema.get("required", ()), "required") if name not in properties]
         known = frozenset(properties)
@@ -237,15 +241,21 @@ class _Compiler:
 
         def check_object(v: object) -> None:
             if not isinstance(v, dict):
+                if typed:
+                    raise type_error("object", v)
                 return
-            for name, check in props:
-                if name in v:
-                    try:
-                        check(v[name])
-                    except ValidationError as e:
-                        raise e.prefixed(name) from None
-                elif name in required:
-                    raise ValidationError("required property is missing", name, "required")
+            for name, exact, check in props:
+                x = v.get(name, _MISSING)
+                if type(x) in exact:
+                    continue
+                if x is _MISSING:
+                    if name in required:
+                        raise ValidationError("required property is missing", name, "required")
+                    continue
+                try:
+                    check(x)
+                except ValidationError as e:
+                    raise e.prefixed(name) from None
             for name in extra_required:
                 if name not in v:
                     raise ValidationError("required property is missing", name, "required")
@@ -256,7 +266,7 @@ class _Compiler:
 
         return check_object
 
-    def _array(self, schema: Mapping[str, Any]) -> Check:
+    def _array(self, schema: Mapping[str, Any], typed: bool) -> Check:
         low = _count(schema.get("minItems", 0), "minItems")
         high = _count(schema.get("maxItems", -1), "maxItems")
         prefix = [self.compile(s) for s in _array(schema.get("prefixItems", ()), "prefixItems")]
@@ -264,9 +274,12 @@ class _Compiler:
         rest = None if items is True else self.compile(items)
         unique = schema.get("uniqueItems", False) is True
         start = len(prefix)
+        exact = _exact(items)
 
         def check_array(v: object) -> None:
             if not isinstance(v, (list, tuple)):
+                if typed:
+                    raise type_error("array", v)
                 return
             if len(v) < low:
                 raise ValidationError(f"expected at least {low} items, got {len(v)}", "", "min_items")
@@ -277,7 +290,7 @@ class _Compiler:
                     check(item)
                 except ValidationError as e:
                     raise e.prefixed(i) from None
-            if rest is not None:
+            if rest is not None and not (exact and all(type(x) in exact for x in v)):
                 for i in range(start, len(v)):
                     try:
                         rest(v[i])
@@ -291,17 +304,37 @@ class _Compiler:
         return check_array
 
 
-def key_label(key: str) -> str:
+_MISSING: Any = object()
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated"})
+_EXACT: dict[str, set[type]] = {"string": {str}, "integer": {int}, "number": {int, float}, "boolean": {bool}, "null": {type(None)}}
+
+
+def _exact(schema: object) -> frozenset[type]:
+    """Return the Python types that alone make a value valid for ``schema`` (a fast path).
+
+    Only for a schema that says nothing but ``type`` with scalar types; otherwise empty.
+    """
+    if not isinstance(schema, Mapping) or not set(schema) - _ANNOTATIONS == {"type"}:
+        return frozenset()
+    kind: Any = schema["type"]
+    names: Any = [kind] if isinstance(kind, str) else kind
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n in _EXACT for n in names):
+        return frozenset()
+    return frozenset(t for n in names for t in _EXACT[n])
+
+
+def key_label(key: object) -> str:
     """Return ``key`` as it appears in an error path (long unknown keys are cut short)."""
-    return key if len(key) <= 40 else key[:37] + "..."
+    text = key if isinstance(key, str) else repr(key)  # a non-JSON dict may have other keys
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def unexpected(key: str) -> ValidationError:
+def unexpected(key: object) -> ValidationError:
     """Return the ``additional`` error for an object key no schema allows."""
     return ValidationError("unexpected property", key_label(key), "additional")
 
 
-def check_additional(check: Check, key: str, value: object) -> None:
+def check_additional(check: Check, key: object, value: object) -> None:
     """Run ``additionalProperties`` on one extra property (a ``false`` schema says ``additional``)."""
     if check is _refuse:
         raise unexpected(key)

@@ -36,6 +36,7 @@ from datetime import date, datetime
 from typing import Any, TypeVar, overload
 
 from . import _schema_types as t
+from ._frozen import FrozenDict
 from ._schema_build import compile_builder
 from ._schema_validator import Check, compile_schema
 from .errors import ValidationError
@@ -157,29 +158,34 @@ def _generate_function(fn: Callable[..., Any], strict: bool) -> str:
 
 
 def tool_parts(
-    obj: Any, name: str | None, description: str | None, strict: bool
+    obj: Any, name: str | None, description: str | None, strict: bool, *, function: bool
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Return the name, description and parameter schema of a tool made from ``obj``.
 
-    ``obj`` is a dataclass (name: its class name in snake_case) or a function (name: its own);
-    the description defaults to the first paragraph of the docstring, or "" without one.
+    ``obj`` is a dataclass (name: its class name in snake_case) or, with ``function=True``, a
+    function (name: its own); the description defaults to the first paragraph of the
+    docstring, or "" without one. Used by ``ToolDefinition.from_dataclass``/``from_function``.
     """
-    if isinstance(obj, type):
-        if not dataclasses.is_dataclass(obj):
-            raise TypeError(f"{obj.__qualname__} is not a dataclass; decorate it with @dataclass")
+    if not function:
+        if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+            raise TypeError(f"expected a dataclass, got {_t_name(obj)}; decorate the class with @dataclass")
         parameters = schema_for(obj, strict)
         doc = obj.__doc__ or ""
         if doc.startswith(obj.__name__ + "("):  # the signature dataclass writes when there is no docstring
             doc = ""
         default_name = _SNAKE.sub("_", obj.__name__).lower()
-    elif callable(obj):
+    else:
+        if isinstance(obj, type) or not callable(obj):
+            raise TypeError(f"expected a function, got {_t_name(obj)}; pass a dataclass to from_dataclass")
         parameters = function_schema(obj, strict)
         doc = inspect.getdoc(obj) or ""
         default_name = getattr(obj, "__name__", "")
-    else:
-        raise TypeError(f"expected a dataclass or a function, got {type(obj).__name__}")
     summary = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
     return (default_name if name is None else name, summary if description is None else description, parameters)
+
+
+def _t_name(obj: object) -> str:
+    return f"class {obj.__qualname__}" if isinstance(obj, type) else type(obj).__name__
 
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -241,7 +247,24 @@ def _builder_for(tp: Any, strict: bool) -> Callable[[Any], Any]:
     return builder
 
 
+_FROZEN_CHECKS: dict[int, tuple[Any, Check]] = {}
+
+
 def _check_for(schema: Any) -> Check:
+    """Return the compiled check of ``schema``, cached by its JSON text.
+
+    A ``FrozenDict`` schema (as ``ToolDefinition.parameters``) cannot change, so it is also
+    cached by identity, which skips serializing it on every call.
+    """
+    if type(schema) is FrozenDict:
+        entry = _FROZEN_CHECKS.get(id(schema))
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        if len(_FROZEN_CHECKS) >= 256:
+            _FROZEN_CHECKS.clear()
+        check = _check_for(dict(schema))
+        _FROZEN_CHECKS[id(schema)] = (schema, check)  # holding the schema keeps its id unique
+        return check
     try:
         text = json.dumps(schema, allow_nan=False)
     except (TypeError, ValueError):
@@ -272,17 +295,18 @@ class _Emitter:
         properties: dict[str, Any] = {}
         required = []
         for f in obj.fields:
+            node, text = (f.node.node, f.node.text) if isinstance(f.node, t.Described) else (f.node, None)
             try:
-                schema = self.emit(f.node)
+                schema = self.emit(node)
             except t.Unsupported as e:
                 raise TypeError(f"{obj.name}.{f.name}: {e}") from None
-            if f.optional and self.strict and not t.accepts_null(f.node):
+            if f.optional and self.strict and not t.accepts_null(node):
                 schema = _nullable(schema)
             elif f.optional and not self.strict and f.default is not t.MISSING:
                 default = _default_json(f.default)
                 if default is not _NO_JSON:
                     schema["default"] = default
-            properties[f.name] = schema
+            properties[f.name] = self._describe(schema, text) if text is not None else schema
             if self.strict or not f.optional:
                 required.append(f.name)
         return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -317,9 +341,11 @@ class _Emitter:
             return {"anyOf": schemas}
         if isinstance(node, t.Ref):
             return {"$ref": self._ref(node.cls)}
-        schema = self.emit(node.node)  # Described
+        return self._describe(self.emit(node.node), node.text)  # Described
+
+    def _describe(self, schema: dict[str, Any], text: str) -> dict[str, Any]:
         if not (self.strict and "$ref" in schema):  # strict mode allows no siblings beside $ref
-            schema["description"] = node.text
+            schema["description"] = text
         return schema
 
     def _fixed(self, node: t.Fixed) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar, overload
 
 from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
 from ._fast import new, slot_setters
-from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from ._frozen import FrozenDict, check_text, freeze_json, freeze_object, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 from .schema import build, tool_parts
 
@@ -47,15 +47,9 @@ def _check_id(value: object, path: str) -> str:
 
 
 def _check_arguments(arguments: object) -> FrozenDict:
-    if type(arguments) is FrozenDict:
-        return arguments  # already deep-frozen and checked
-    if not isinstance(arguments, dict):
-        raise ValidationError(
-            f"expected a JSON object, got {type_name(arguments)}", "arguments", "type"
-        )
-    if not arguments:
-        return _EMPTY_ARGS
-    return freeze_json(arguments, "arguments")  # type: ignore[no-any-return]
+    if isinstance(arguments, dict):
+        return freeze_object(arguments, "arguments")
+    raise ValidationError(f"expected a JSON object, got {type_name(arguments)}", "arguments", "type")
 
 
 def _describe_text(text: str) -> str:
@@ -376,7 +370,7 @@ class ToolDefinition:
         paragraph of the class docstring; both are validated as usual. The parameters are
         ``agentmsg.schema.schema_for(dataclass, strict)``.
         """
-        name, description, parameters = tool_parts(dataclass, name, description, strict)
+        name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
         return cls(name, description, FrozenDict(parameters), strict)
 
     @classmethod
@@ -395,7 +389,7 @@ class ToolDefinition:
         ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
         ``TypeError``; so is a parameter without a type hint.
         """
-        name, description, parameters = tool_parts(fn, name, description, strict)
+        name, description, parameters = tool_parts(fn, name, description, strict, function=True)
         return cls(name, description, FrozenDict(parameters), strict)
 
     def to_dict(self) -> dict[str, Any]:
