@@ -6,9 +6,9 @@ so) or raises ``ValidationError`` with the path and a stable code: ``missing`` f
 null value, ``type``, ``value``. Messages never quote the value they refuse. Fast paths first:
 construction and ``from_dict`` are hot.
 
->>> check_str("a", "name", empty=False)
+>>> check_nonempty("a", "name")
 'a'
->>> check_str("", "name", empty=False)
+>>> check_nonempty("", "name")
 Traceback (most recent call last):
     ...
 agentmsg.errors.ValidationError: name: must not be empty
@@ -40,6 +40,7 @@ __all__ = [
     "check_keys",
     "required",
     "check_str",
+    "check_nonempty",
     "check_opt_str",
     "check_choice",
     "check_int",
@@ -211,32 +212,40 @@ def required(data: Mapping[str, Any], key: str) -> Any:
     return data[key]
 
 
-def check_str(value: object, path: str, empty: bool = True) -> str:
-    """Return ``value`` if it is a string (non-empty unless ``empty``) encodable as UTF-8.
+def check_str(value: object, path: str) -> str:
+    """Return ``value`` if it is a string encodable as UTF-8 (no lone surrogates).
 
     >>> check_str(3, "name")
     Traceback (most recent call last):
         ...
     agentmsg.errors.ValidationError: name: expected a string, got number
-
-    Pass ``empty`` by keyword; it is not keyword-only because keyword-only defaults are slower.
     """
-    if type(value) is str and (empty or value):
+    if type(value) is str:
         return value if value.isascii() else check_text(value, path)
-    if not isinstance(value, str):
-        raise missing(path) if value is None else expected("a string", value, path)
-    if not empty and not value:
+    if isinstance(value, str):
+        return check_text(value, path)
+    raise missing(path) if value is None else expected("a string", value, path)
+
+
+def check_nonempty(value: object, path: str) -> str:
+    """Return ``value`` if it is a non-empty string accepted by ``check_str``."""
+    if type(value) is str and value and value.isascii():
+        return value
+    text = check_str(value, path)
+    if not text:
         raise ValidationError("must not be empty", path, "value")
-    return check_text(value, path)
+    return text
 
 
-def check_opt_str(value: object, path: str, empty: bool = True) -> str | None:
-    """Return ``value`` if it is ``None`` or a string accepted by ``check_str``.
+def check_opt_str(value: object, path: str, *, empty: bool = True) -> str | None:
+    """Return ``value`` if it is ``None`` or a string (non-empty unless ``empty``).
 
     >>> check_opt_str(None, "error") is None
     True
     """
-    return None if value is None else check_str(value, path, empty=empty)
+    if value is None:
+        return None
+    return check_str(value, path) if empty else check_nonempty(value, path)
 
 
 def check_choice(value: object, path: str, choices: tuple[_S, ...]) -> _S:
@@ -341,7 +350,7 @@ def check_branch_name(value: object, path: str = "branch") -> str:
         ...
     agentmsg.errors.ValidationError: branch: must not be empty
     """
-    name = check_str(value, path, empty=False)
+    name = check_nonempty(value, path)
     if len(name) > 100 or any(ch < " " or ch == "\x7f" for ch in name):
         raise ValidationError("must be at most 100 characters without control characters", path, "pattern")
     return name

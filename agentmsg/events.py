@@ -38,6 +38,7 @@ from ._codec import (
     check_choice,
     check_items,
     check_json_object,
+    check_nonempty,
     check_opt_str,
     check_str,
     expect_object,
@@ -87,7 +88,7 @@ _PATCH_FIELDS = ("status", "title", "content", "progressText")
 
 def _artifact(value: object, path: str) -> FrozenDict:
     artifact = check_json_object(value, path)
-    check_str(artifact.get("id"), f"{path}.id" if path else "id", empty=False)
+    check_nonempty(artifact.get("id"), f"{path}.id" if path else "id")
     return artifact
 
 
@@ -306,7 +307,7 @@ class ChatEntry:
     timestamp: str
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         check_str(self.content, "content")
         check_wire_timestamp(self.timestamp, "timestamp")
 
@@ -358,9 +359,9 @@ class ToolEntry:
     artifact_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         status = check_choice(self.status, "status", TOOL_STATUSES)
-        check_str(self.tool_name, "toolName", empty=False)
+        check_nonempty(self.tool_name, "toolName")
         check_str(self.title, "title")
         check_str(self.content, "content")
         check_str(self.progress_text, "progressText")
@@ -373,7 +374,7 @@ class ToolEntry:
             raise ValidationError(f"must be absent while status is '{status}'", "completedAt", "value")
         ids = tuple(check_array(self.artifact_ids, "artifactIds"))
         for i, artifact_id in enumerate(ids):
-            check_str(artifact_id, f"artifactIds[{i}]", empty=False)
+            check_nonempty(artifact_id, f"artifactIds[{i}]")
         if len(set(ids)) != len(ids):
             raise ValidationError("must not repeat an artifact id", "artifactIds", "unique")
         object.__setattr__(self, "artifact_ids", ids)
@@ -538,7 +539,7 @@ class MessageStart:
     role: Literal["assistant"] = "assistant"
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         check_choice(self.role, "role", ("assistant",))
         check_str(self.content, "content")
 
@@ -552,7 +553,7 @@ class MessageStart:
         data = expect_object(data)
         content = data.get("content")
         obj = new(cls)
-        _ms_id(obj, check_str(data.get("id"), "id", empty=False))
+        _ms_id(obj, check_nonempty(data.get("id"), "id"))
         _ms_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
         _ms_content(obj, "" if content is None else check_str(content, "content"))
         return obj
@@ -578,7 +579,7 @@ class MessageChunk:
     chunk: str
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         check_str(self.chunk, "chunk")
 
     def to_dict(self) -> dict[str, Any]:
@@ -590,7 +591,7 @@ class MessageChunk:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _mc_id(obj, check_str(data.get("id"), "id", empty=False))
+        _mc_id(obj, check_nonempty(data.get("id"), "id"))
         _mc_chunk(obj, check_str(data.get("chunk"), "chunk"))
         return obj
 
@@ -629,11 +630,11 @@ class ToolMessageStart:
     kind: Literal["tool"] = "tool"
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         check_choice(self.role, "role", ("assistant",))
         check_choice(self.kind, "kind", ("tool",))
         check_choice(self.status, "status", _OPEN_STATUSES)
-        check_str(self.tool_name, "toolName", empty=False)
+        check_nonempty(self.tool_name, "toolName")
         check_str(self.title, "title")
         check_str(self.content, "content")
         check_str(self.progress_text, "progressText")
@@ -670,11 +671,11 @@ class ToolMessageStart:
         """Parse the wire payload (every field is required)."""
         data = expect_object(data)
         obj = new(cls)
-        _ts_id(obj, check_str(data.get("id"), "id", empty=False))
+        _ts_id(obj, check_nonempty(data.get("id"), "id"))
         _ts_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
         _ts_kind(obj, check_choice(data.get("kind"), "kind", ("tool",)))
         _ts_status(obj, check_choice(data.get("status"), "status", _OPEN_STATUSES))
-        _ts_tool_name(obj, check_str(data.get("toolName"), "toolName", empty=False))
+        _ts_tool_name(obj, check_nonempty(data.get("toolName"), "toolName"))
         _ts_title(obj, check_str(data.get("title"), "title"))
         _ts_content(obj, check_str(data.get("content"), "content"))
         _ts_progress_text(obj, check_str(data.get("progressText"), "progressText"))
@@ -738,7 +739,7 @@ class ToolMessageUpdate:
     patch: FrozenDict
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         object.__setattr__(self, "patch", _patch(self.patch))
 
     def to_dict(self) -> dict[str, Any]:
@@ -750,7 +751,7 @@ class ToolMessageUpdate:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _tu_id(obj, check_str(data.get("id"), "id", empty=False))
+        _tu_id(obj, check_nonempty(data.get("id"), "id"))
         _tu_patch(obj, _patch(data.get("patch")))
         return obj
 
@@ -776,7 +777,7 @@ class ToolMessageComplete:
     timestamp: str
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         check_choice(self.status, "status", _FINAL_STATUSES)
         check_wire_timestamp(self.timestamp, "timestamp")
 
@@ -789,7 +790,7 @@ class ToolMessageComplete:
         """Parse the wire payload."""
         data = expect_object(data)
         obj = new(cls)
-        _tc_id(obj, check_str(data.get("id"), "id", empty=False))
+        _tc_id(obj, check_nonempty(data.get("id"), "id"))
         _tc_status(obj, check_choice(data.get("status"), "status", _FINAL_STATUSES))
         _tc_timestamp(obj, check_wire_timestamp(data.get("timestamp"), "timestamp"))
         return obj
@@ -822,7 +823,7 @@ class ToolArtifact:
     show_in_canvas: bool = False
 
     def __post_init__(self) -> None:
-        check_str(self.message_id, "messageId", empty=False)
+        check_nonempty(self.message_id, "messageId")
         object.__setattr__(self, "artifact", _artifact(self.artifact, "artifact"))
         check_bool(self.show_in_canvas, "showInCanvas")
 
@@ -878,7 +879,7 @@ class Progress:
     artifact_id: str | None = None
 
     def __post_init__(self) -> None:
-        check_str(self.status, "status", empty=False)
+        check_nonempty(self.status, "status")
         value = self.progress
         if type(value) is not int and type(value) is not float:
             raise missing("progress") if value is None else expected("a number", value, "progress")
@@ -940,7 +941,7 @@ class Completion:
         else:
             if self.error is None:
                 raise ValidationError("is required when success is false", "error", "missing")
-            check_str(self.error, "error", empty=False)
+            check_nonempty(self.error, "error")
             for name, value in (("result", self.result), ("finalArtifactId", self.final_artifact_id)):
                 if value is not None:
                     raise ValidationError("must be absent when success is false", name, "value")
@@ -1077,7 +1078,7 @@ def session_room(session_id: str) -> str:
     >>> session_room("4f1c")
     'session_4f1c'
     """
-    return "session_" + check_str(session_id, "sessionId", empty=False)
+    return "session_" + check_nonempty(session_id, "sessionId")
 
 
 def room_for(event: Event) -> str | None:

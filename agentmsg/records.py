@@ -43,6 +43,7 @@ from ._codec import (
     check_items,
     check_keys,
     check_object,
+    check_nonempty,
     check_opt_str,
     check_str,
     required,
@@ -143,7 +144,7 @@ class TextRecord:
     parts: tuple[TextPart, ...]
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         role = self.role if isinstance(self.role, MessageRole) else MessageRole.parse(self.role)
         if role not in _TEXT_ROLES:
             raise ValidationError("must be one of system, user, assistant", "role", "value")
@@ -245,7 +246,7 @@ class ImageRecord:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         if not isinstance(self.source, ImageSource):
             raise ValidationError(f"expected an ImageSource, got {type(self.source).__name__}", "source", "type")
         check_choice(self.mode, "mode", _RECOGNITION_MODES)
@@ -408,7 +409,7 @@ _CANONICAL_PATH = re.compile(r"/?(?!\.\.?(?:/|$))[^/\x00]+(?:/(?!\.\.?(?:/|$))[^
 
 def _normalize_path(value: object) -> str:
     """Normalize a relative or absolute POSIX path, refusing one that climbs out with ``..``."""
-    path = check_str(value, "path", empty=False)
+    path = check_nonempty(value, "path")
     if _CANONICAL_PATH.fullmatch(path):
         return path  # already normalized: the common case, one regex
     if "\x00" in path:
@@ -459,7 +460,7 @@ class FileReference:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         object.__setattr__(self, "path", _normalize_path(self.path))
         if self.start_line is not None:
             check_int(self.start_line, "start_line", minimum=1)
@@ -608,7 +609,7 @@ class RequestedToolCall:
         """
         check_object(data)
         check_keys(data, frozenset({"id", "name", "arguments", "approval"}))
-        call_id = check_str(required(data, "id"), "id", empty=False)
+        call_id = check_nonempty(required(data, "id"), "id")
         name = check_str(required(data, "name"), "name")
         arguments = freeze_json(check_object(required(data, "arguments"), "arguments"), "arguments")
         approval = required(data, "approval")
@@ -633,7 +634,7 @@ class ToolRequest:
     calls: tuple[RequestedToolCall, ...]
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         calls = check_items(self.calls, "calls", RequestedToolCall, "a RequestedToolCall")
         if not calls:
             raise ValidationError("must hold at least one tool call", "calls", "value")
@@ -786,8 +787,8 @@ class ToolResultRecord:
     finished_at: Optional[datetime] = None
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
-        check_str(self.tool_call_id, "tool_call_id", empty=False)
+        check_nonempty(self.id, "id")
+        check_nonempty(self.tool_call_id, "tool_call_id")
         status = check_choice(self.status, "status", _RESULT_STATUSES)
         try:
             object.__setattr__(self, "output", freeze_json(self.output))
@@ -955,7 +956,7 @@ class SystemControl:
     new: str
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
+        check_nonempty(self.id, "id")
         kind = check_choice(self.kind, "kind", _CONTROL_KINDS)
         if kind == "mode_change":
             check_choice(self.old, "old", MODES)
@@ -1045,9 +1046,9 @@ class McpResource:
     error: Optional[str] = None
 
     def __post_init__(self) -> None:
-        check_str(self.id, "id", empty=False)
-        check_str(self.server, "server", empty=False)
-        uri = check_str(self.uri, "uri", empty=False)
+        check_nonempty(self.id, "id")
+        check_nonempty(self.server, "server")
+        uri = check_nonempty(self.uri, "uri")
         if not _URI.fullmatch(uri):
             raise ValidationError("must be a URI with a scheme", "uri", "pattern")
         status = check_choice(self.status, "status", _RESOURCE_STATUSES)
@@ -1286,9 +1287,9 @@ def _file_reference_v1(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_envelope(document: Mapping[str, Any]) -> tuple[str, int, str, Mapping[str, Any]]:
-    record_type = check_str(required(document, "type"), "type", empty=False)
+    record_type = check_nonempty(required(document, "type"), "type")
     version = check_int(required(document, "version"), "version", minimum=1)
-    record_id = check_str(required(document, "id"), "id", empty=False)
+    record_id = check_nonempty(required(document, "id"), "id")
     data = check_object(required(document, "data"), "data")
     return record_type, version, record_id, data
 

@@ -28,7 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable
 
-from ._codec import check_str, loads_strict, to_json, type_name
+from ._codec import check_nonempty, loads_strict, to_json, type_name
 from .errors import ValidationError
 from .messages import ChatMessage
 from .roles import MessageRole
@@ -123,7 +123,7 @@ class MessageStore:
         ...     store.load("c1")[0].text
         'Hi'
         """
-        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
         try:
             row = _row(message)
         except ValidationError as exc:
@@ -139,7 +139,7 @@ class MessageStore:
             ...
         agentmsg.errors.ValidationError: messages[1].role: expected one of 'system', 'user', 'assistant', 'tool'
         """
-        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
         if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
             raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
         rows: list[tuple[str, str]] = []
@@ -174,7 +174,7 @@ class MessageStore:
 
         A stored row that no longer parses raises ``ValidationError`` at ``messages[i]``.
         """
-        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
         with self._lock:
             rows = self._connection().execute(
                 "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
@@ -189,7 +189,7 @@ class MessageStore:
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""
-        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
         with self._lock:
             (n,) = self._connection().execute(
                 "SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
@@ -212,7 +212,7 @@ class MessageStore:
 
     def delete(self, conversation_id: str) -> int:
         """Remove a conversation's messages; return how many were removed."""
-        conversation_id = check_str(conversation_id, "conversation_id", empty=False)
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
         with self._lock:
             cursor = self._connection().execute(
                 "DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)
