@@ -102,7 +102,7 @@ def to_json(obj: _HasToDict, /) -> str:
     >>> to_json(ChatMessage.user("Grüß dich"))
     '{"role":"user","content":"Grüß dich"}'
     """
-    return json.dumps(obj.to_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _encode(obj.to_dict())
 
 
 def _reject_constant(name: str) -> object:
@@ -120,10 +120,21 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON, refusing NaN/Infinity and duplicate keys, raising ``ValidationError``."""
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+_decode_checked = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
+
+
+def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
+    """Parse JSON, refusing NaN/Infinity (and, with ``duplicates=True``, duplicate keys).
+
+    Errors are ``ValidationError`` with code ``json`` and the line and column. Bytes are decoded
+    as UTF-8, a byte-order mark allowed.
+    """
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates)
+        if not isinstance(text, str):
+            text = bytes(text).decode("utf-8-sig")
+        return (_decode_checked if duplicates else _decode)(text)
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", "", "json"
@@ -132,6 +143,10 @@ def loads_strict(text: str | bytes) -> Any:
         raise ValidationError("not valid UTF-8", "", "json") from None
     except RecursionError:
         raise ValidationError("nested too deeply", "", "depth") from None
+    except ValidationError:
+        raise
+    except ValueError:  # an integer beyond the interpreter's digit limit
+        raise ValidationError("a number is too large to parse", "", "json") from None
 
 
 def from_json(text: str | bytes, cls: _FromDict[T], /) -> T:

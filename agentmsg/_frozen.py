@@ -77,51 +77,88 @@ def freeze_json(value: object, path: str = "") -> Any:
 
     >>> freeze_json({"a": [1, {"b": None}]})
     FrozenDict({'a': (1, FrozenDict({'b': None}))})
-    >>> freeze_json({"x": float("nan")})
+    >>> freeze_json({"x": [0, float("nan")]})
     Traceback (most recent call last):
         ...
-    agentmsg.errors.ValidationError: x: expected a finite number, got NaN or infinity
+    agentmsg.errors.ValidationError: x[1]: expected a finite number, got NaN or infinity
     """
     try:
-        return _freeze(value, path)
+        return _freeze(value)
+    except ValidationError as exc:
+        raise (exc.prefixed(path) if path else exc) from None
     except RecursionError:
         raise ValidationError("nested too deeply", path, "depth") from None
 
 
-def _freeze(value: object, path: str) -> Any:
+# The walkers build no path strings on the way down: a failure raises with the local key, and
+# each level adds its own key as the error passes (``prefixed``), so valid input pays nothing.
+_SCALARS = frozenset((int, bool, type(None)))
+
+
+def _freeze(value: object) -> Any:
     t = type(value)
     if t is str:
-        return check_text(value, path)  # type: ignore[arg-type]
-    if t is int or t is bool or value is None:
+        return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]
+    if t in _SCALARS:
         return value
     if t is float:
         if value - value != 0.0:  # type: ignore[operator]
-            raise ValidationError("expected a finite number, got NaN or infinity", path, "value")
+            raise ValidationError("expected a finite number, got NaN or infinity", "", "value")
         return value
     if t is dict or t is FrozenDict:
-        out = {}
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str:
-                raise ValidationError(
-                    f"object keys must be strings, got {_type_name(key)}", path, "type"
-                )
-            check_text(key, path)
-            out[key] = _freeze(item, f"{path}.{key}" if path else key)
-        return _new_frozen(out)
+        return _freeze_dict(value)  # type: ignore[arg-type]
     if t is list or t is tuple:
         items: list[Any] = value  # type: ignore[assignment]
-        return tuple([_freeze(item, f"{path}[{i}]") for i, item in enumerate(items)])
+        out = []
+        for i, item in enumerate(items):
+            try:
+                out.append(_freeze(item))
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+        return tuple(out)
     if isinstance(value, str):
-        return check_text(str(value), path)
+        return _freeze(str(value))
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
-        return _freeze(float(value), path)
+        return _freeze(float(value))
     if isinstance(value, dict):
-        return _freeze(dict(value), path)
-    raise ValidationError(f"expected a JSON value, got {_type_name(value)}", path, "type")
+        return _freeze_dict(dict(value))
+    raise ValidationError(f"expected a JSON value, got {_type_name(value)}", "", "type")
+
+
+def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
+    if type(value) is FrozenDict:
+        return value
+    flat = True
+    for key, item in value.items():
+        if type(key) is not str:
+            raise ValidationError(f"object keys must be strings, got {_type_name(key)}", "", "type")
+        if not key.isascii():
+            check_text(key, "")
+        t = type(item)
+        if t is str:
+            if not item.isascii():
+                try:
+                    check_text(item, "")
+                except ValidationError as exc:
+                    raise exc.prefixed(key) from None
+        elif t is float:
+            if item - item != 0.0:
+                raise ValidationError("expected a finite number, got NaN or infinity", key, "value")
+        elif t not in _SCALARS:
+            flat = False
+    if flat:
+        return _new_frozen(value)
+    out = {}
+    for key, item in value.items():
+        try:
+            out[key] = _freeze(item)
+        except ValidationError as exc:
+            raise exc.prefixed(key) from None
+    return _new_frozen(out)
 
 
 def thaw_json(value: Any) -> Any:

@@ -9,11 +9,23 @@ agentmsg.errors.ValidationError: content: expected a string or a list of parts, 
 
 from __future__ import annotations
 
+import json
+import re
+
 __all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError"]
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII)
+
+
 def _join(key: str | int, path: str) -> str:
-    head = f"[{key}]" if isinstance(key, int) else key
+    if isinstance(key, int):
+        head = f"[{key}]"
+    elif _PLAIN_KEY.fullmatch(key):
+        head = key
+    else:  # a key from the data: quote it, shortened, so the path stays unambiguous
+        head = json.dumps(key if len(key) <= 32 else key[:29] + "...")
+        head = f"[{head}]"
     if not path:
         return head
     if path[0] == "[":

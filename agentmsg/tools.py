@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from ._codec import expect_object, get_bool, get_str, type_name
+from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
 from ._fast import new, slot_setters
 from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
@@ -107,14 +106,9 @@ class ToolCall:
             value: Any = _EMPTY_ARGS
         else:
             try:
-                value = json.loads(text, parse_constant=_reject_constant)
-            except (json.JSONDecodeError, _Constant):
-                raise InvalidArgumentsError(
-                    "not valid JSON (the model sent malformed arguments; raw text kept in raw_arguments)",
-                    raw_arguments=text,
-                ) from None
-            except RecursionError:
-                raise InvalidArgumentsError("nested too deeply", code="depth", raw_arguments=text) from None
+                value = loads_strict(text)
+            except ValidationError as exc:
+                raise InvalidArgumentsError(exc.message, code=exc.code, raw_arguments=text) from None
             if type(value) is not dict:
                 raise InvalidArgumentsError(
                     f"expected a JSON object, got {type_name(value)}", code="type", raw_arguments=text
@@ -161,14 +155,6 @@ class ToolCall:
 
 
 _set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
-
-
-class _Constant(Exception):
-    pass
-
-
-def _reject_constant(name: str) -> object:
-    raise _Constant(name)
 
 
 def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
