@@ -168,11 +168,11 @@ def find_refused(text: str, start: int = 0) -> tuple[Path, int, str, str] | None
     seen: list[set[str]] = []
     for event, path, kind, begin, end in _walk(text, start):
         if event == _KEY:
-            key = path[-1]
+            key = str(path[-1])
             keys = seen[-1]
-            if key in keys:  # type: ignore[comparison-overlap]
+            if key in keys:
                 return list(path), begin, "duplicate", "duplicate key: JSON objects must not repeat a key"
-            keys.add(key)  # type: ignore[arg-type]
+            keys.add(key)
         elif event == _CLOSE:
             if kind == "}":
                 seen.pop()

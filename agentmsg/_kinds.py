@@ -27,11 +27,10 @@ from ._codec import type_name
 from .errors import ConversationOrderError, ValidationError
 from .history import ConversationHistory
 from .messages import ChatMessage
+from .streaming import ToolCallDelta
 from .tools import ToolCall, ToolDefinition, ToolResult
 
-__all__ = ["Kind", "KINDS", "Problems", "CheckError", "candidates", "fields", "items"]
-
-CheckError = (ValidationError, ConversationOrderError)
+__all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds"]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
 # an empty frozenset when the first item is not an object. Scalars have no shape.
@@ -162,13 +161,15 @@ _REGISTRY = (
          fields("name", "parameters"), ToolDefinition.from_dict, "tool_definition"),
     Kind("tool_definitions", "an array of tool definitions with unique names", items("name", "parameters"),
          check_tool_definitions, None),
+    Kind("tool_call_delta", "a streamed tool-call fragment {index, id, name, arguments_delta}",
+         fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
 
 _ARRAY = object()
 _NOT_OBJECT = object()
-_cache: dict[Hashable, tuple[Kind, ...]] = {}
+DETECTED: dict[Hashable, tuple[Kind, ...]] = {}  # shape key -> candidates; see candidates()
 
 
 def shape_of(doc: Any) -> Shape | None:
@@ -193,11 +194,11 @@ def candidates(doc: Any) -> tuple[Kind, ...]:
         key = (_ARRAY, *first) if type(first) is dict else (_ARRAY, _NOT_OBJECT if doc else None)
     else:
         return ()
-    found = _cache.get(key)
+    found = DETECTED.get(key)
     if found is None:
         found = _detect(shape_of(doc))
-        if len(_cache) < 4096:
-            _cache[key] = found
+        if len(DETECTED) < 4096:
+            DETECTED[key] = found
     return found
 
 

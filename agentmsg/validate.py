@@ -7,6 +7,7 @@ tool_call         a tool call {id, name, arguments}
 tool_result       a tool result {tool_call_id, result, is_error}
 tool_definition   a tool definition {name, description, parameters, strict}
 tool_definitions  an array of tool definitions with unique names
+tool_call_delta   a streamed tool-call fragment {index, id, name, arguments_delta}
 0
 
 Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with
@@ -28,12 +29,13 @@ import json
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from typing import IO, Any, NoReturn
 
 from . import __version__
 from ._codec import _reject_constant, _reject_duplicates, type_name
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import KINDS, Kind, Problems, all_kinds, candidates
+from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates
 from ._schemas import json_schema
 from .errors import ConversationOrderError, ValidationError
 
@@ -58,9 +60,16 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_decode = json.JSONDecoder(
+_decoder = json.JSONDecoder(
     object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant, parse_float=_finite_float
-).decode
+)
+_decode = _decoder.decode
+# The C scanner itself: no whitespace skipping, no end check, no exception wrapping.
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+
+
+class _Slow(Exception):
+    """Leave the fast path: this line needs the careful one."""
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -323,24 +332,59 @@ def _skip_line(readline: Any) -> None:
 
 
 def _check_lines(run: _Run, name: str, readline: Any, raw: bytes, lineno: int) -> None:
-    """Check JSON Lines, one line at a time; ``raw`` is the first non-blank line."""
+    """Check JSON Lines, one line at a time; ``raw`` is the first non-blank line.
+
+    The loop is the fast path, inlined: decode, scan, look up the candidate kinds by shape, check
+    as the first candidate. Anything unusual (an error, leading whitespace, no candidate) sends
+    the line to ``_check``, which does it all again carefully and reports what it finds.
+    """
     limit = run.max_bytes
-    check = _check
-    while True:
-        if len(raw) > limit and raw[-1:] != b"\n":
-            _refuse(run, name, lineno, "line")
-            _skip_line(readline)
-        elif raw[0] not in _WS_ORDS or raw.strip(_JSON_WS):
-            try:
-                text = raw.decode()
-            except UnicodeDecodeError as exc:
-                _bad_encoding(run, name, raw, lineno, exc)
-            else:
-                check(run, name, text, lineno)
-        raw = readline(limit + 1)
-        if not raw:
-            return
-        lineno += 1
+    scan = _scan
+    forced = run.kinds
+    detected = DETECTED.get
+    log = run.warnings
+    fast = 0
+    try:
+        while True:
+            if len(raw) > limit and raw[-1:] != b"\n":
+                _refuse(run, name, lineno, "line")
+                _skip_line(readline)
+            elif raw[0] not in _WS_ORDS or raw.strip(_JSON_WS):
+                try:
+                    text = raw.decode()
+                    doc, end = scan(text, 0)
+                    if end != len(text) and text[end:].strip(" \t\r\n"):
+                        raise _Slow
+                    if forced:
+                        kinds = forced
+                    elif type(doc) is dict:
+                        kinds = detected(tuple(doc)) or candidates(doc)
+                    else:
+                        kinds = candidates(doc)
+                    kinds[0].check(doc)
+                except Exception:
+                    log.clear()
+                    _check_raw(run, name, raw, lineno)
+                else:
+                    fast += 1
+                    if log:
+                        _warned(run, name, text, lineno, kinds[0])
+            raw = readline(limit + 1)
+            if not raw:
+                return
+            lineno += 1
+    finally:
+        run.documents += fast
+        run.valid += fast
+
+
+def _check_raw(run: _Run, name: str, raw: bytes, line: int) -> None:
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as exc:
+        _bad_encoding(run, name, raw, line, exc)
+        return
+    _check(run, name, text, line)
 
 
 def _looks_like_lines(raw: bytes) -> bool:
