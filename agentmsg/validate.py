@@ -276,7 +276,8 @@ def _bad_json(run: _Run, name: str, text: str, line: int, exc: BaseException) ->
         end = len(text.rstrip(" \t\r\n"))
         row, column = line_column(text, min(exc.pos, end))
         row += line - 1
-        what = f"truncated ({exc.msg})" if exc.pos >= end else exc.msg
+        what = exc.msg.removesuffix(" at")
+        what = what[:1].lower() + what[1:] + (" (truncated)" if exc.pos >= end else "")
         problem = ("", "json", f"not valid JSON: {what} at line {row}, column {column}")
         run.report(name, row, column, problem, None)
         return
@@ -379,12 +380,13 @@ def _check_lines(run: _Run, name: str, readline: Any, raw: bytes, lineno: int) -
 
 
 def _check_raw(run: _Run, name: str, raw: bytes, line: int) -> None:
+    """Check one JSON Lines line carefully (the slow path)."""
     try:
         text = raw.decode()
     except UnicodeDecodeError as exc:
         _bad_encoding(run, name, raw, line, exc)
         return
-    _check(run, name, text, line)
+    _check(run, name, text.rstrip("\r\n"), line)
 
 
 def _looks_like_lines(raw: bytes) -> bool:
@@ -437,6 +439,8 @@ def _check_file(run: _Run, name: str) -> None:
     try:
         with open(name, "rb") as stream:
             _check_stream(run, shown, stream)
+    except BrokenPipeError:
+        raise  # the report's reader went away: not this file's fault
     except OSError as exc:
         run.cannot_read(shown, exc)
 
