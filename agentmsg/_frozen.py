@@ -27,7 +27,7 @@ class FrozenDict(dict[str, Any]):
     It is a real ``dict`` subclass, so ``json.dumps`` and ``isinstance(d, dict)`` work.
     """
 
-    __slots__ = ("_hash",)
+    __slots__ = ("_hash", "_flat")
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
     __ior__ = _immutable
@@ -41,7 +41,7 @@ class FrozenDict(dict[str, Any]):
             return h
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (FrozenDict, (dict(self),))
+        return (freeze_json, (dict(self),))
 
     def __copy__(self) -> FrozenDict:
         return self
@@ -132,6 +132,7 @@ def _freeze(value: object) -> Any:
 def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     if type(value) is FrozenDict:
         return value
+    out = {}
     flat = True
     for key, item in value.items():
         if type(key) is not str:
@@ -150,24 +151,33 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
                 raise ValidationError("expected a finite number, got NaN or infinity", key, "value")
         elif t not in _SCALARS:
             flat = False
-    if flat:
-        return _new_frozen(value)
-    out = {}
-    for key, item in value.items():
-        try:
-            out[key] = _freeze(item)
-        except ValidationError as exc:
-            raise exc.prefixed(key) from None
-    return _new_frozen(out)
+            try:
+                item = _freeze(item)
+            except ValidationError as exc:
+                raise exc.prefixed(key) from None
+        out[key] = item
+    frozen = _new_frozen(out)
+    _set_flat(frozen, flat)
+    return frozen
+
+
+_set_flat = FrozenDict.__dict__["_flat"].__set__
 
 
 def thaw_json(value: Any) -> Any:
     """Return a plain, mutable copy of a frozen JSON value (dicts and lists)."""
     t = type(value)
-    if t is FrozenDict or t is dict:
+    if t is FrozenDict:
+        try:
+            if value._flat:
+                return dict(value)
+        except AttributeError:  # built directly, not by freeze_json
+            pass
         return {k: thaw_json(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
     if t is tuple or t is list:
         return [thaw_json(v) if type(v) in _CONTAINERS else v for v in value]
+    if t is dict:
+        return {k: thaw_json(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
     return value
 
 

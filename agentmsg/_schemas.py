@@ -21,6 +21,8 @@ SCHEMA_FILES: dict[str, tuple[str, str]] = {
     "tool_result": ("core.schema.json", "tool_result"),
     "tool_definition": ("core.schema.json", "tool_definition"),
     "tool_call_delta": ("core.schema.json", "tool_call_delta"),
+    "event": ("events.schema.json", ""),
+    "history_entry": ("events.schema.json", "history_entry"),
 }
 
 

@@ -38,7 +38,7 @@ def _check_base64(data: object, path: str) -> str:
 
 
 def _check_media_type(media_type: object, path: str) -> str:
-    if media_type in _MEDIA_TYPES:
+    if type(media_type) is str and media_type in _MEDIA_TYPES:
         return media_type
     if type(media_type) is not str:
         raise ValidationError(f"expected a string, got {type_name(media_type)}", path, "type")
@@ -109,7 +109,15 @@ class ImageSource:
 
     @classmethod
     def from_url(cls, url: str) -> ImageSource:
-        """Return a source for an http(s) URL or a ``data:image/...;base64,`` URL."""
+        """Return a source for an http(s) URL or a ``data:image/...;base64,`` URL.
+
+        >>> ImageSource.from_url("data:image/gif;base64,R0lGODlhAQABAAAAACw=").type
+        'url'
+        >>> ImageSource.from_url("ftp://example.com/a.png")
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: url: must be an http(s) URL or a data: URL
+        """
         obj = new(cls)
         _set_type(obj, "url")
         _set_url(obj, _check_url(url))
@@ -120,7 +128,15 @@ class ImageSource:
 
     @classmethod
     def from_base64(cls, data: str, media_type: str) -> ImageSource:
-        """Return a source for bare base64 ``data`` of an image of ``media_type``."""
+        """Return a source for bare base64 ``data`` of an image of ``media_type``.
+
+        >>> ImageSource.from_base64("R0lGODlhAQABAAAAACw=", "image/gif").to_dict()["media_type"]
+        'image/gif'
+        >>> ImageSource.from_base64("R0lGODlhAQABAAAAACw=", "image/bmp")
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: media_type: must be one of image/png, image/jpeg, image/gif, image/webp
+        """
         obj = new(cls)
         _set_type(obj, "base64")
         _set_url(obj, None)
@@ -131,7 +147,11 @@ class ImageSource:
 
     @classmethod
     def from_path(cls, path: str) -> ImageSource:
-        """Return a source for an image file at ``path`` (read later, by a processor)."""
+        """Return a source for an image file at ``path`` (read later, by a processor).
+
+        >>> ImageSource.from_path("screenshots/login.png").to_dict()
+        {'type': 'file', 'path': 'screenshots/login.png'}
+        """
         obj = new(cls)
         _set_type(obj, "file")
         _set_url(obj, None)

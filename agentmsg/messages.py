@@ -8,7 +8,7 @@ from typing import Any, Union
 
 from ._codec import expect_object, type_name
 from ._fast import new, slot_setters
-from ._frozen import check_text
+from ._frozen import check_text, thaw_json
 from .content import ContentPart, ImagePart, TextPart, part_from_dict, text_part
 from .errors import ValidationError
 from .roles import ROLE_BY_NAME, MessageRole
@@ -187,10 +187,19 @@ class ChatMessage:
         >>> ChatMessage.assistant("Done.").to_dict()
         {'role': 'assistant', 'content': 'Done.'}
         """
-        if type(content) is not str and content is not None:
-            content = _as_parts(content)
-        checked = _check_content(content, ASSISTANT)
-        calls = _check_tool_calls(tool_calls if type(tool_calls) is tuple else tuple(_iterate(tool_calls, "tool_calls")))
+        if type(content) is str:
+            checked: Content = content if content.isascii() else check_text(content, "content")
+        else:
+            checked = None if content is None else _check_content(_as_parts(content), ASSISTANT)
+        kind = type(tool_calls)
+        calls: tuple[ToolCall, ...] = (
+            tool_calls if kind is tuple  # type: ignore[assignment]
+            else tuple(tool_calls) if kind is list
+            else tuple(_iterate(tool_calls, "tool_calls"))
+        )
+        for call in calls:
+            if type(call) is not ToolCall:
+                _check_tool_calls(calls)  # raises with the index
         if checked is None or len(calls) > 1:
             _check_rules(ASSISTANT, checked, calls, None, False)
         return _make(ASSISTANT, checked, calls, None, False)
@@ -227,18 +236,23 @@ class ChatMessage:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the canonical JSON shape (None and empty defaults omitted)."""
-        out: dict[str, Any] = {"role": _ROLE_NAMES[self.role]}
+        content: Any = self.content
         role = self.role
-        content = self.content
+        if type(content) is tuple:
+            content = [part.to_dict() for part in content]
         if role is TOOL:
-            out["tool_call_id"] = self.tool_call_id
-        if content is not None:
-            out["content"] = content if type(content) is str else [part.to_dict() for part in content]  # type: ignore[union-attr]
-        if self.tool_calls:
-            out["tool_calls"] = [call.to_dict() for call in self.tool_calls]
-        if self.is_error:
-            out["is_error"] = True
-        return out
+            if self.is_error:
+                return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content, "is_error": True}
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
+        tool_calls = self.tool_calls
+        if tool_calls:
+            calls = [{"id": c.id, "name": c.name, "arguments": thaw_json(c.arguments)} for c in tool_calls]
+            if content is None:
+                return {"role": "assistant", "tool_calls": calls}
+            return {"role": "assistant", "content": content, "tool_calls": calls}
+        if content is None:  # only reachable for an assistant built with tool calls; kept for safety
+            return {"role": _ROLE_NAMES[role]}
+        return {"role": _ROLE_NAMES[role], "content": content}
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ChatMessage:

@@ -16,13 +16,13 @@ __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_
 
 _NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
 _KNOWN_NAMES: set[str] = set()
-_EMPTY_ARGS = FrozenDict()
+_EMPTY_ARGS: FrozenDict = freeze_json({})
 T = TypeVar("T")
 
 
 def check_name(name: object, path: str = "name") -> str:
     """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_]{1,64}$``)."""
-    if name in _KNOWN_NAMES:
+    if type(name) is str and name in _KNOWN_NAMES:
         return name
     if type(name) is not str:
         raise ValidationError(f"expected a string, got {type_name(name)}", path, "type")
@@ -205,12 +205,20 @@ class ToolResult:
 
     @classmethod
     def success(cls, tool_call_id: str, result: str) -> ToolResult:
-        """Return a successful result."""
+        """Return a successful result.
+
+        >>> ToolResult.success("call_001", "42").to_dict()
+        {'tool_call_id': 'call_001', 'result': '42'}
+        """
         return cls(tool_call_id, result, False)
 
     @classmethod
     def error(cls, tool_call_id: str, message: str) -> ToolResult:
-        """Return a failed result carrying an error message for the model."""
+        """Return a failed result carrying an error message for the model.
+
+        >>> ToolResult.error("call_001", "timeout").is_error
+        True
+        """
         return cls(tool_call_id, message, True)
 
     def to_message(self) -> Any:

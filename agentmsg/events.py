@@ -1,0 +1,1456 @@
+"""The socket events between a chat backend and its web client, and the session reducer.
+
+An event travels as a name and a JSON payload; ``encode`` and ``decode`` translate between that
+pair and the typed, immutable events below. The field names on the wire are the protocol's own
+(camelCase: ``toolName``, ``progressText``, ``messageId``, ...); the ``chat:send`` request keeps
+its snake_case ``conversation_id`` and ``media_type``, as the web client sends them.
+
+>>> from agentmsg import events
+>>> events.encode(events.MessageChunk(id="m1", chunk="Hel"))
+('message:chunk', {'id': 'm1', 'chunk': 'Hel'})
+>>> events.decode("tool:message:complete",
+...               {"id": "t1", "status": "completed", "timestamp": "2024-05-01T12:00:03Z"})
+ToolMessageComplete(id='t1', status=completed)
+>>> events.decode("artifact:update", {})
+Traceback (most recent call last):
+    ...
+agentmsg.errors.ValidationError: event: 'artifact:update' was removed from the protocol; send 'tool:artifact' with the full artifact
+
+Theory of operation. The server emits, for one turn: the client's ``chat:send`` (the user
+message), ``message:start`` and ``message:chunk`` for streamed assistant text (``kind: chat``),
+``tool:message:start`` / ``tool:message:update`` / ``tool:message:complete`` for a tool's visible
+progress (``kind: tool``), ``tool:artifact`` to attach a full artifact to a tool message,
+``progress`` for the overall task, and one ``completion`` that closes the turn. A
+``SessionReducer`` applies that stream to the session's stored history, whose JSON is exactly
+what ``chat:init`` returns to a client that joins the session's room (``session_room``).
+Events are validated when built; the reducer checks each event against the state before it
+changes anything, so a refused event leaves the history as it was.
+"""
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, ClassVar, Literal, Union
+
+from ._codec import expect_object, type_name
+from ._fast import new, slot_setters
+from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from .content import ImagePart, ImageSource, TextPart
+from .errors import ValidationError
+from .messages import ChatMessage
+
+__all__ = [
+    "ChatRequest",
+    "ImageAttachment",
+    "ChatInitRequest",
+    "ChatInit",
+    "MessageStart",
+    "MessageChunk",
+    "ToolMessageStart",
+    "ToolMessageUpdate",
+    "ToolMessageComplete",
+    "ToolArtifact",
+    "Progress",
+    "Completion",
+    "Event",
+    "UserEntry",
+    "ChatEntry",
+    "ToolEntry",
+    "HistoryEntry",
+    "SessionReducer",
+    "encode",
+    "decode",
+    "session_room",
+    "room_for",
+    "EVENT_NAMES",
+    "REMOVED_EVENTS",
+    "TOOL_STATUSES",
+]
+
+TOOL_STATUSES = ("pending", "running", "completed", "error")
+_OPEN_STATUSES = ("pending", "running")
+_FINAL_STATUSES = ("completed", "error")
+_PATCH_FIELDS = ("status", "title", "content", "progressText")
+
+# ISO 8601 date-time with a zone (``Date.prototype.toISOString`` gives ``...T12:00:00.000Z``).
+_TIMESTAMP = re.compile(
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)",
+    re.ASCII,
+)
+_is_timestamp = _TIMESTAMP.fullmatch
+
+
+# -- small validators: each returns the normalized value or raises with the field's path ---------
+
+
+def _missing(path: str) -> ValidationError:
+    return ValidationError("is required", path, "missing")
+
+
+def _text(value: object, path: str) -> str:
+    if type(value) is str:
+        return value if value.isascii() else check_text(value, path)
+    if value is None:
+        raise _missing(path)
+    raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+
+
+def _id(value: object, path: str) -> str:
+    if type(value) is str and value and value.isascii():
+        return value
+    text = _text(value, path)
+    if not text:
+        raise ValidationError("must not be empty", path, "value")
+    return text
+
+
+def _optional_id(value: object, path: str) -> str | None:
+    return None if value is None else _id(value, path)
+
+
+def _timestamp(value: object, path: str) -> str:
+    text = _text(value, path)
+    if _is_timestamp(text) is None:
+        raise ValidationError(
+            "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
+        )
+    return text
+
+
+def _choice(value: object, path: str, allowed: tuple[str, ...]) -> str:
+    if value in allowed and type(value) is str:
+        return value
+    if value is None:
+        raise _missing(path)
+    if type(value) is not str:
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+    raise ValidationError("must be " + _or(allowed), path, "value")
+
+
+def _or(allowed: tuple[str, ...]) -> str:
+    quoted = [f"'{item}'" for item in allowed]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _bool(value: object, path: str) -> bool:
+    if value is True or value is False:
+        return value
+    if value is None:
+        raise _missing(path)
+    raise ValidationError(f"expected a boolean, got {type_name(value)}", path, "type")
+
+
+def _json_object(value: object, path: str) -> FrozenDict:
+    if value is None:
+        raise _missing(path)
+    if not isinstance(value, dict):
+        raise ValidationError(f"expected an object, got {type_name(value)}", path, "type")
+    frozen: FrozenDict = freeze_json(value, path)
+    return frozen
+
+
+def _artifact(value: object, path: str) -> FrozenDict:
+    artifact = _json_object(value, path)
+    _id(artifact.get("id"), f"{path}.id" if path else "id")
+    return artifact
+
+
+def _array(value: object, path: str) -> list[Any] | tuple[Any, ...]:
+    if type(value) is list or type(value) is tuple:
+        return value
+    if value is None:
+        raise _missing(path)
+    raise ValidationError(f"expected an array, got {type_name(value)}", path, "type")
+
+
+def _typed_tuple(value: object, path: str, cls: type[Any] | tuple[type[Any], ...], what: str) -> tuple[Any, ...]:
+    items = tuple(_array(value, path))
+    for i, item in enumerate(items):
+        if not isinstance(item, cls):
+            raise ValidationError(f"expected {what}, got {type(item).__name__}", f"{path}[{i}]", "type")
+    return items
+
+
+def _set(obj: object, name: str, value: object) -> None:
+    object.__setattr__(obj, name, value)
+
+
+def _size(text: str) -> str:
+    return f"<{len(text)} chars>"
+
+
+# -- the client's request --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ImageAttachment:
+    """An image the web client attaches to a chat request: bare base64 and its media type.
+
+    >>> ImageAttachment(data="iVBORw0KGgo=", media_type="image/png")
+    ImageAttachment(media_type=image/png, data=<12 chars>)
+    >>> ImageAttachment(data="data:image/png;base64,iVBORw0KGgo=", media_type="image/png")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: data: must be bare base64: strip the 'data:<type>;base64,' prefix
+    >>> ImageAttachment(data="iVBORw0KGgo=", media_type="image/bmp")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: media_type: must be one of image/png, image/jpeg, image/gif, image/webp
+    """
+
+    data: str
+    media_type: str
+
+    def __post_init__(self) -> None:
+        if type(self.data) is str and self.data.startswith("data:"):
+            raise ValidationError(
+                "must be bare base64: strip the 'data:<type>;base64,' prefix", "data", "value"
+            )
+        if self.data is None:
+            raise _missing("data")
+        if self.media_type is None:
+            raise _missing("media_type")
+        self.to_source()  # the core's rules: a supported media type and valid, non-empty base64
+
+    def to_source(self) -> ImageSource:
+        """Return the image as a base64 ``ImageSource``.
+
+        >>> ImageAttachment(data="iVBORw0KGgo=", media_type="image/png").to_source().to_dict()
+        {'type': 'base64', 'media_type': 'image/png', 'data': 'iVBORw0KGgo='}
+        """
+        return ImageSource.from_base64(self.data, self.media_type)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire shape ``{"data", "media_type"}``."""
+        return {"data": self.data, "media_type": self.media_type}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ImageAttachment":
+        """Parse the wire shape."""
+        data = expect_object(data)
+        return cls(data=data.get("data"), media_type=data.get("media_type"))
+
+    def __repr__(self) -> str:
+        return f"ImageAttachment(media_type={self.media_type}, data={_size(self.data)})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ChatRequest:
+    """``chat:send``: the user's message, an optional conversation id, an optional image.
+
+    >>> req = ChatRequest.from_dict({"message": "What is in this picture?", "conversation_id": "c1",
+    ...                              "image": {"data": "iVBORw0KGgo=", "media_type": "image/png"}})
+    >>> req
+    ChatRequest(message=<24 chars>, conversation_id='c1', image=image/png)
+    >>> req.to_message()
+    ChatMessage(role=user, content=<2 parts>)
+    >>> ChatRequest(message="  ")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: message: must not be empty unless an image is attached
+    """
+
+    EVENT: ClassVar[str] = "chat:send"
+
+    message: str = ""
+    conversation_id: str | None = None
+    image: ImageAttachment | None = None
+
+    def __post_init__(self) -> None:
+        message = _text(self.message, "message")
+        _optional_id(self.conversation_id, "conversation_id")
+        if self.image is not None and type(self.image) is not ImageAttachment:
+            raise ValidationError(
+                f"expected an ImageAttachment, got {type(self.image).__name__}", "image", "type"
+            )
+        if self.image is None and not message.strip():
+            raise ValidationError("must not be empty unless an image is attached", "message", "value")
+
+    def to_message(self) -> ChatMessage:
+        """Return the user ``ChatMessage``: the text, plus an image part when one is attached.
+
+        >>> ChatRequest(message="Hello").to_message().to_dict()
+        {'role': 'user', 'content': 'Hello'}
+        >>> img = ImageAttachment(data="iVBORw0KGgo=", media_type="image/png")
+        >>> [p["type"] for p in ChatRequest(message="Look", image=img).to_message().to_dict()["content"]]
+        ['text', 'image']
+
+        Without text, the image is the only part.
+        """
+        if self.image is None:
+            return ChatMessage.user(self.message)
+        image = ImagePart(self.image.to_source())
+        if not self.message.strip():
+            return ChatMessage.user((image,))
+        return ChatMessage.user((TextPart(self.message), image))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (absent optional fields omitted)."""
+        out: dict[str, Any] = {"message": self.message}
+        if self.conversation_id is not None:
+            out["conversation_id"] = self.conversation_id
+        if self.image is not None:
+            out["image"] = self.image.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ChatRequest":
+        """Parse the wire payload; a missing or null ``message`` counts as empty."""
+        data = expect_object(data)
+        raw_image = data.get("image")
+        image = None
+        if raw_image is not None:
+            try:
+                image = ImageAttachment.from_dict(raw_image)
+            except ValidationError as exc:
+                raise exc.prefixed("image") from None
+        message = data.get("message")
+        return cls(
+            message="" if message is None else message,
+            conversation_id=data.get("conversation_id"),
+            image=image,
+        )
+
+    def __repr__(self) -> str:
+        out = f"ChatRequest(message={_size(self.message)}"
+        if self.conversation_id is not None:
+            out += f", conversation_id={self.conversation_id!r}"
+        if self.image is not None:
+            out += f", image={self.image.media_type}"
+        return out + ")"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ChatInitRequest:
+    """``chat:init`` from the client: join a session (a new one when ``sessionId`` is absent).
+
+    >>> ChatInitRequest.from_dict({"sessionId": "s1"})
+    ChatInitRequest(session_id='s1')
+    """
+
+    EVENT: ClassVar[str] = "chat:init"
+
+    session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _optional_id(self.session_id, "sessionId")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {} if self.session_id is None else {"sessionId": self.session_id}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ChatInitRequest":
+        """Parse the wire payload."""
+        return cls(session_id=expect_object(data).get("sessionId"))
+
+    def __repr__(self) -> str:
+        return f"ChatInitRequest(session_id={self.session_id!r})"
+
+
+# -- the stored history: what chat:init returns ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class UserEntry:
+    """A user message in the session history: ``{"role", "content", "timestamp"}``.
+
+    >>> UserEntry(content="Hi", timestamp="2024-05-01T12:00:00Z").to_dict()
+    {'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}
+    """
+
+    content: str
+    timestamp: str
+
+    def __post_init__(self) -> None:
+        _text(self.content, "content")
+        _timestamp(self.timestamp, "timestamp")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the history shape."""
+        return {"role": "user", "content": self.content, "timestamp": self.timestamp}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "UserEntry":
+        """Parse the history shape."""
+        data = expect_object(data)
+        _choice(data.get("role"), "role", ("user",))
+        return cls(content=data.get("content"), timestamp=data.get("timestamp"))
+
+    def __repr__(self) -> str:
+        return f"UserEntry(content={_size(self.content)})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ChatEntry:
+    """An assistant chat message in the history: ``{"id", "role", "kind": "chat", "content", "timestamp"}``.
+
+    >>> ChatEntry(id="m1", content="Hello!", timestamp="2024-05-01T12:00:01Z").to_dict()
+    {'id': 'm1', 'role': 'assistant', 'kind': 'chat', 'content': 'Hello!', 'timestamp': '2024-05-01T12:00:01Z'}
+    """
+
+    id: str
+    content: str
+    timestamp: str
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _text(self.content, "content")
+        _timestamp(self.timestamp, "timestamp")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the history shape."""
+        return {
+            "id": self.id,
+            "role": "assistant",
+            "kind": "chat",
+            "content": self.content,
+            "timestamp": self.timestamp,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ChatEntry":
+        """Parse the history shape."""
+        data = expect_object(data)
+        _choice(data.get("role"), "role", ("assistant",))
+        _choice(data.get("kind"), "kind", ("chat",))
+        return cls(id=data.get("id"), content=data.get("content"), timestamp=data.get("timestamp"))
+
+    def __repr__(self) -> str:
+        return f"ChatEntry(id={self.id!r}, content={_size(self.content)})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolEntry:
+    """A tool message in the history: the start fields, patches applied, completion, artifacts.
+
+    >>> entry = ToolEntry(id="t1", status="completed", tool_name="search", title="Searching",
+    ...                   content="3 results", progress_text="done",
+    ...                   timestamp="2024-05-01T12:00:01Z", completed_at="2024-05-01T12:00:02Z",
+    ...                   artifact_ids=["a1", "a2"])
+    >>> entry.to_dict()["completedAt"], entry.to_dict()["artifactIds"]
+    ('2024-05-01T12:00:02Z', ['a1', 'a2'])
+
+    ``completedAt`` is present exactly when the status is ``completed`` or ``error``;
+    ``artifactIds`` (omitted when empty) names the artifacts bound to it, in arrival order.
+    """
+
+    id: str
+    status: str
+    tool_name: str
+    title: str
+    content: str
+    progress_text: str
+    timestamp: str
+    completed_at: str | None = None
+    artifact_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        status = _choice(self.status, "status", TOOL_STATUSES)
+        _id(self.tool_name, "toolName")
+        _text(self.title, "title")
+        _text(self.content, "content")
+        _text(self.progress_text, "progressText")
+        _timestamp(self.timestamp, "timestamp")
+        if status in _FINAL_STATUSES:
+            if self.completed_at is None:
+                raise ValidationError(f"is required when status is '{status}'", "completedAt", "missing")
+            _timestamp(self.completed_at, "completedAt")
+        elif self.completed_at is not None:
+            raise ValidationError(f"must be absent while status is '{status}'", "completedAt", "value")
+        ids = tuple(_array(self.artifact_ids, "artifactIds"))
+        for i, artifact_id in enumerate(ids):
+            _id(artifact_id, f"artifactIds[{i}]")
+        if len(set(ids)) != len(ids):
+            raise ValidationError("must not repeat an artifact id", "artifactIds", "unique")
+        _set(self, "artifact_ids", ids)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the history shape (``completedAt`` and empty ``artifactIds`` omitted)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": "assistant",
+            "kind": "tool",
+            "status": self.status,
+            "toolName": self.tool_name,
+            "title": self.title,
+            "content": self.content,
+            "progressText": self.progress_text,
+            "timestamp": self.timestamp,
+        }
+        if self.completed_at is not None:
+            out["completedAt"] = self.completed_at
+        if self.artifact_ids:
+            out["artifactIds"] = list(self.artifact_ids)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ToolEntry":
+        """Parse the history shape."""
+        data = expect_object(data)
+        _choice(data.get("role"), "role", ("assistant",))
+        _choice(data.get("kind"), "kind", ("tool",))
+        ids = data.get("artifactIds")
+        return cls(
+            id=data.get("id"),
+            status=data.get("status"),
+            tool_name=data.get("toolName"),
+            title=data.get("title"),
+            content=data.get("content"),
+            progress_text=data.get("progressText"),
+            timestamp=data.get("timestamp"),
+            completed_at=data.get("completedAt"),
+            artifact_ids=() if ids is None else _array(ids, "artifactIds"),  # type: ignore[arg-type]
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolEntry(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status}, "
+            f"content={_size(self.content)}, artifacts={len(self.artifact_ids)})"
+        )
+
+
+HistoryEntry = Union[UserEntry, ChatEntry, ToolEntry]
+_ENTRY_TYPES = (UserEntry, ChatEntry, ToolEntry)
+
+
+def _entry_from_dict(data: Any) -> HistoryEntry:
+    data = expect_object(data)
+    role = data.get("role")
+    if role == "user":
+        return UserEntry.from_dict(data)
+    if role == "assistant":
+        kind = data.get("kind")
+        if kind == "tool":
+            return ToolEntry.from_dict(data)
+        if kind == "chat":
+            return ChatEntry.from_dict(data)
+        _choice(kind, "kind", ("chat", "tool"))  # raises: kind is neither
+    _choice(role, "role", ("user", "assistant"))  # raises: role is neither
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ChatInit:
+    """``chat:init`` from the server: ``{"status": "success", "messages": [...], "artifacts": [...]}``.
+
+    >>> ChatInit().to_dict()
+    {'status': 'success', 'messages': [], 'artifacts': []}
+
+    ``messages`` are history entries, ``artifacts`` the full artifacts bound to them. Checked
+    as a whole: ids are unique, and every ``artifactIds`` entry names an artifact of the list.
+    """
+
+    EVENT: ClassVar[str] = "chat:init"
+
+    messages: tuple[HistoryEntry, ...] = ()
+    artifacts: tuple[FrozenDict, ...] = ()
+
+    def __post_init__(self) -> None:
+        messages = _typed_tuple(self.messages, "messages", _ENTRY_TYPES, "a history entry")
+        raw = tuple(_array(self.artifacts, "artifacts"))
+        artifacts = tuple(_artifact(item, f"artifacts[{i}]") for i, item in enumerate(raw))
+        known: dict[str, int] = {}
+        for i, artifact in enumerate(artifacts):
+            if artifact["id"] in known:
+                raise ValidationError("artifact ids must be unique", f"artifacts[{i}].id", "unique")
+            known[artifact["id"]] = i
+        seen: set[str] = set()
+        owned: set[str] = set()
+        for i, entry in enumerate(messages):
+            if type(entry) is UserEntry:
+                continue
+            if entry.id in seen:
+                raise ValidationError("message ids must be unique", f"messages[{i}].id", "unique")
+            seen.add(entry.id)
+            if type(entry) is ToolEntry:
+                for j, artifact_id in enumerate(entry.artifact_ids):
+                    path = f"messages[{i}].artifactIds[{j}]"
+                    if artifact_id not in known:
+                        raise ValidationError("names no artifact of the list", path, "unknown_id")
+                    if artifact_id in owned:
+                        raise ValidationError("artifact is bound to another message", path, "unique")
+                    owned.add(artifact_id)
+        if len(owned) != len(known):
+            i = next(i for i, a in enumerate(artifacts) if a["id"] not in owned)
+            raise ValidationError("artifact is bound to no message", f"artifacts[{i}]", "value")
+        _set(self, "messages", messages)
+        _set(self, "artifacts", artifacts)
+
+    def history(self) -> list[dict[str, Any]]:
+        """Return the messages as the protocol's history (plain dicts)."""
+        return [entry.to_dict() for entry in self.messages]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (empty lists for a new session)."""
+        return {
+            "status": "success",
+            "messages": self.history(),
+            "artifacts": [thaw_json(artifact) for artifact in self.artifacts],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ChatInit":
+        """Parse the wire payload."""
+        data = expect_object(data)
+        _choice(data.get("status"), "status", ("success",))
+        raw = _array(data.get("messages"), "messages")
+        messages = []
+        for i, item in enumerate(raw):
+            try:
+                messages.append(_entry_from_dict(item))
+            except ValidationError as exc:
+                raise exc.prefixed(i).prefixed("messages") from None
+        return cls(messages=tuple(messages), artifacts=_array(data.get("artifacts"), "artifacts"))  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"ChatInit(messages={len(self.messages)}, artifacts={len(self.artifacts)})"
+
+
+# -- the server's stream ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class MessageStart:
+    """``message:start``: an assistant chat message begins (its text follows in chunks).
+
+    >>> MessageStart(id="m1").to_dict()
+    {'id': 'm1', 'role': 'assistant', 'content': ''}
+    """
+
+    EVENT: ClassVar[str] = "message:start"
+
+    id: str
+    content: str = ""
+    role: Literal["assistant"] = "assistant"
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _choice(self.role, "role", ("assistant",))
+        _text(self.content, "content")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id, "role": self.role, "content": self.content}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "MessageStart":
+        """Parse the wire payload; a missing or null ``content`` is the empty string."""
+        data = expect_object(data)
+        content = data.get("content")
+        obj = new(cls)
+        _ms_id(obj, _id(data.get("id"), "id"))
+        _ms_role(obj, _choice(data.get("role"), "role", ("assistant",)))
+        _ms_content(obj, "" if content is None else _text(content, "content"))
+        return obj
+
+    def __repr__(self) -> str:
+        return f"MessageStart(id={self.id!r}, content={_size(self.content)})"
+
+
+_ms_id, _ms_content, _ms_role = slot_setters(MessageStart, "id", "content", "role")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class MessageChunk:
+    """``message:chunk``: text appended to a started chat message.
+
+    >>> MessageChunk(id="m1", chunk="Hel")
+    MessageChunk(id='m1', chunk=<3 chars>)
+    """
+
+    EVENT: ClassVar[str] = "message:chunk"
+
+    id: str
+    chunk: str
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _text(self.chunk, "chunk")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id, "chunk": self.chunk}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "MessageChunk":
+        """Parse the wire payload."""
+        data = expect_object(data)
+        obj = new(cls)
+        _mc_id(obj, _id(data.get("id"), "id"))
+        _mc_chunk(obj, _text(data.get("chunk"), "chunk"))
+        return obj
+
+    def __repr__(self) -> str:
+        return f"MessageChunk(id={self.id!r}, chunk={_size(self.chunk)})"
+
+
+_mc_id, _mc_chunk = slot_setters(MessageChunk, "id", "chunk")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolMessageStart:
+    """``tool:message:start``: a tool's visible message begins (``kind: tool``).
+
+    >>> start = ToolMessageStart(id="t1", tool_name="search", title="Searching the web",
+    ...                          timestamp="2024-05-01T12:00:01Z")
+    >>> start.to_dict()["status"], start.to_dict()["kind"]
+    ('running', 'tool')
+    >>> ToolMessageStart(id="t1", tool_name="search", title="", status="completed",
+    ...                  timestamp="2024-05-01T12:00:01Z")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: status: must be 'pending' or 'running'
+    """
+
+    EVENT: ClassVar[str] = "tool:message:start"
+
+    id: str
+    tool_name: str
+    title: str
+    timestamp: str
+    status: str = "running"
+    content: str = ""
+    progress_text: str = ""
+    role: Literal["assistant"] = "assistant"
+    kind: Literal["tool"] = "tool"
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _choice(self.role, "role", ("assistant",))
+        _choice(self.kind, "kind", ("tool",))
+        _choice(self.status, "status", _OPEN_STATUSES)
+        _id(self.tool_name, "toolName")
+        _text(self.title, "title")
+        _text(self.content, "content")
+        _text(self.progress_text, "progressText")
+        _timestamp(self.timestamp, "timestamp")
+
+    def to_entry(self) -> ToolEntry:
+        """Return the history entry this start creates."""
+        return ToolEntry(
+            id=self.id,
+            status=self.status,
+            tool_name=self.tool_name,
+            title=self.title,
+            content=self.content,
+            progress_text=self.progress_text,
+            timestamp=self.timestamp,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {
+            "id": self.id,
+            "role": self.role,
+            "kind": self.kind,
+            "status": self.status,
+            "toolName": self.tool_name,
+            "title": self.title,
+            "content": self.content,
+            "progressText": self.progress_text,
+            "timestamp": self.timestamp,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ToolMessageStart":
+        """Parse the wire payload (every field is required)."""
+        data = expect_object(data)
+        obj = new(cls)
+        _ts_id(obj, _id(data.get("id"), "id"))
+        _ts_role(obj, _choice(data.get("role"), "role", ("assistant",)))
+        _ts_kind(obj, _choice(data.get("kind"), "kind", ("tool",)))
+        _ts_status(obj, _choice(data.get("status"), "status", _OPEN_STATUSES))
+        _ts_tool_name(obj, _id(data.get("toolName"), "toolName"))
+        _ts_title(obj, _text(data.get("title"), "title"))
+        _ts_content(obj, _text(data.get("content"), "content"))
+        _ts_progress_text(obj, _text(data.get("progressText"), "progressText"))
+        _ts_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        return obj
+
+    def __repr__(self) -> str:
+        return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status})"
+
+
+(
+    _ts_id, _ts_role, _ts_kind, _ts_status, _ts_tool_name, _ts_title, _ts_content, _ts_progress_text, _ts_timestamp
+) = slot_setters(
+    ToolMessageStart, "id", "role", "kind", "status", "tool_name", "title", "content", "progress_text", "timestamp"
+)
+
+
+def _patch(value: object) -> FrozenDict:
+    if value is None:
+        raise _missing("patch")
+    if not isinstance(value, dict):
+        raise ValidationError(f"expected an object, got {type_name(value)}", "patch", "type")
+    if not value:
+        raise ValidationError("must change at least one field", "patch", "value")
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if key not in _PATCH_FIELDS:
+            raise ValidationError(
+                "may change only " + ", ".join(_PATCH_FIELDS[:-1]) + " and " + _PATCH_FIELDS[-1],
+                "patch",
+                "value",
+            )
+        path = f"patch.{key}"
+        if key == "status":
+            if item in _FINAL_STATUSES:
+                raise ValidationError(
+                    "cannot finish a tool message; send tool:message:complete", path, "value"
+                )
+            out[key] = _choice(item, path, _OPEN_STATUSES)
+        else:
+            out[key] = _text(item, path)
+    return FrozenDict(out)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolMessageUpdate:
+    """``tool:message:update``: a patch of a running tool message's fields.
+
+    >>> ToolMessageUpdate(id="t1", patch={"progressText": "2 of 3 pages"}).patch
+    FrozenDict({'progressText': '2 of 3 pages'})
+    >>> ToolMessageUpdate(id="t1", patch={"kind": "chat"})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: patch: may change only status, title, content and progressText
+
+    A patch replaces the fields it names; ``status`` may move between ``pending`` and
+    ``running`` (finishing is ``tool:message:complete``'s job).
+    """
+
+    EVENT: ClassVar[str] = "tool:message:update"
+
+    id: str
+    patch: FrozenDict
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _set(self, "patch", _patch(self.patch))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id, "patch": dict(self.patch)}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ToolMessageUpdate":
+        """Parse the wire payload."""
+        data = expect_object(data)
+        obj = new(cls)
+        _tu_id(obj, _id(data.get("id"), "id"))
+        _tu_patch(obj, _patch(data.get("patch")))
+        return obj
+
+    def __repr__(self) -> str:
+        return f"ToolMessageUpdate(id={self.id!r}, fields={sorted(self.patch)})"
+
+
+_tu_id, _tu_patch = slot_setters(ToolMessageUpdate, "id", "patch")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolMessageComplete:
+    """``tool:message:complete``: a tool message ends, ``completed`` or ``error``.
+
+    >>> ToolMessageComplete(id="t1", status="error", timestamp="2024-05-01T12:00:03Z").to_dict()
+    {'id': 't1', 'status': 'error', 'timestamp': '2024-05-01T12:00:03Z'}
+    """
+
+    EVENT: ClassVar[str] = "tool:message:complete"
+
+    id: str
+    status: str
+    timestamp: str
+
+    def __post_init__(self) -> None:
+        _id(self.id, "id")
+        _choice(self.status, "status", _FINAL_STATUSES)
+        _timestamp(self.timestamp, "timestamp")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id, "status": self.status, "timestamp": self.timestamp}
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ToolMessageComplete":
+        """Parse the wire payload."""
+        data = expect_object(data)
+        obj = new(cls)
+        _tc_id(obj, _id(data.get("id"), "id"))
+        _tc_status(obj, _choice(data.get("status"), "status", _FINAL_STATUSES))
+        _tc_timestamp(obj, _timestamp(data.get("timestamp"), "timestamp"))
+        return obj
+
+    def __repr__(self) -> str:
+        return f"ToolMessageComplete(id={self.id!r}, status={self.status})"
+
+
+_tc_id, _tc_status, _tc_timestamp = slot_setters(ToolMessageComplete, "id", "status", "timestamp")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolArtifact:
+    """``tool:artifact``: the full artifact (a JSON object with an ``id``), bound to a tool message.
+
+    >>> art = ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "code", "content": "print(1)"},
+    ...                    show_in_canvas=True)
+    >>> art
+    ToolArtifact(message_id='t1', artifact_id='a1', show_in_canvas=True)
+    >>> sorted(art.to_dict())
+    ['artifact', 'messageId', 'showInCanvas']
+
+    Sending an artifact id again replaces that artifact (this is how artifacts are updated).
+    """
+
+    EVENT: ClassVar[str] = "tool:artifact"
+
+    message_id: str
+    artifact: FrozenDict
+    show_in_canvas: bool = False
+
+    def __post_init__(self) -> None:
+        _id(self.message_id, "messageId")
+        _set(self, "artifact", _artifact(self.artifact, "artifact"))
+        _bool(self.show_in_canvas, "showInCanvas")
+
+    @property
+    def artifact_id(self) -> str:
+        """Return the artifact's id."""
+        artifact_id: str = self.artifact["id"]
+        return artifact_id
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {
+            "messageId": self.message_id,
+            "artifact": thaw_json(self.artifact),
+            "showInCanvas": self.show_in_canvas,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "ToolArtifact":
+        """Parse the wire payload; a missing or null ``showInCanvas`` is false."""
+        data = expect_object(data)
+        show = data.get("showInCanvas")
+        return cls(
+            message_id=data.get("messageId"),
+            artifact=data.get("artifact"),
+            show_in_canvas=False if show is None else show,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolArtifact(message_id={self.message_id!r}, artifact_id={self.artifact_id!r}, "
+            f"show_in_canvas={self.show_in_canvas})"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class Progress:
+    """``progress``: the task's overall status, a percentage (0-100) and a message.
+
+    >>> Progress(status="running", progress=40, message="Reading pages").to_dict()
+    {'status': 'running', 'progress': 40, 'message': 'Reading pages'}
+    >>> Progress(status="running", progress=101, message="")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: progress: must be between 0 and 100
+    """
+
+    EVENT: ClassVar[str] = "progress"
+
+    status: str
+    progress: int | float
+    message: str = ""
+    artifact_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _id(self.status, "status")
+        value = self.progress
+        if type(value) is not int and type(value) is not float:
+            if value is None:
+                raise _missing("progress")
+            raise ValidationError(f"expected a number, got {type_name(value)}", "progress", "type")
+        if not 0 <= value <= 100:  # NaN fails this too
+            raise ValidationError("must be between 0 and 100", "progress", "range")
+        _text(self.message, "message")
+        _optional_id(self.artifact_id, "artifactId")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (``artifactId`` omitted when absent)."""
+        out: dict[str, Any] = {"status": self.status, "progress": self.progress, "message": self.message}
+        if self.artifact_id is not None:
+            out["artifactId"] = self.artifact_id
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "Progress":
+        """Parse the wire payload; a missing or null ``message`` is the empty string."""
+        data = expect_object(data)
+        message = data.get("message")
+        return cls(
+            status=data.get("status"),
+            progress=data.get("progress"),
+            message="" if message is None else message,
+            artifact_id=data.get("artifactId"),
+        )
+
+    def __repr__(self) -> str:
+        return f"Progress(status={self.status!r}, progress={self.progress})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class Completion:
+    """``completion``: the turn ends, with a result (and final artifact) or an error.
+
+    >>> Completion.ok({"answer": 42}, final_artifact_id="a1").to_dict()
+    {'success': True, 'result': {'answer': 42}, 'finalArtifactId': 'a1'}
+    >>> Completion.failed("The search service is down.").to_dict()
+    {'success': False, 'error': 'The search service is down.'}
+    >>> Completion(success=False)
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: error: is required when success is false
+    """
+
+    EVENT: ClassVar[str] = "completion"
+
+    success: bool
+    result: FrozenDict | None = None
+    final_artifact_id: str | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if _bool(self.success, "success"):
+            _set(self, "result", _json_object(self.result, "result"))
+            _optional_id(self.final_artifact_id, "finalArtifactId")
+            if self.error is not None:
+                raise ValidationError("must be absent when success is true", "error", "value")
+        else:
+            if self.error is None:
+                raise ValidationError("is required when success is false", "error", "missing")
+            _id(self.error, "error")
+            for name, value in (("result", self.result), ("finalArtifactId", self.final_artifact_id)):
+                if value is not None:
+                    raise ValidationError("must be absent when success is false", name, "value")
+
+    @classmethod
+    def ok(cls, result: dict[str, Any], final_artifact_id: str | None = None) -> "Completion":
+        """Return a successful completion."""
+        return cls(success=True, result=result, final_artifact_id=final_artifact_id)  # type: ignore[arg-type]
+
+    @classmethod
+    def failed(cls, error: str) -> "Completion":
+        """Return a failed completion with a message for the user."""
+        return cls(success=False, error=error)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        if not self.success:
+            return {"success": False, "error": self.error}
+        return {
+            "success": True,
+            "result": thaw_json(self.result),
+            "finalArtifactId": self.final_artifact_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> "Completion":
+        """Parse the wire payload; on success a null ``finalArtifactId`` means none."""
+        data = expect_object(data)
+        return cls(
+            success=data.get("success"),
+            result=data.get("result"),
+            final_artifact_id=data.get("finalArtifactId"),
+            error=data.get("error"),
+        )
+
+    def __repr__(self) -> str:
+        if self.success:
+            return f"Completion(success=True, final_artifact_id={self.final_artifact_id!r})"
+        return f"Completion(success=False, error={_size(self.error or '')})"
+
+
+# -- names, rooms, the codec -----------------------------------------------------------------------
+
+Event = Union[
+    ChatRequest,
+    ChatInitRequest,
+    ChatInit,
+    MessageStart,
+    MessageChunk,
+    ToolMessageStart,
+    ToolMessageUpdate,
+    ToolMessageComplete,
+    ToolArtifact,
+    Progress,
+    Completion,
+]
+
+_EVENT_TYPES: tuple[type[Any], ...] = Event.__args__  # type: ignore[attr-defined]
+_BY_NAME: dict[str, type[Any]] = {
+    cls.EVENT: cls for cls in _EVENT_TYPES if cls is not ChatInitRequest and cls is not ChatInit
+}
+
+EVENT_NAMES = (
+    "chat:send",
+    "chat:init",
+    "message:start",
+    "message:chunk",
+    "tool:message:start",
+    "tool:message:update",
+    "tool:message:complete",
+    "tool:artifact",
+    "progress",
+    "completion",
+)
+
+REMOVED_EVENTS = FrozenDict(
+    {
+        "thought:update": "send 'tool:message:start' and 'tool:message:update' (a tool message)",
+        "artifact:update": "send 'tool:artifact' with the full artifact",
+    }
+)
+
+
+def encode(event: Event) -> tuple[str, dict[str, Any]]:
+    """Return the wire pair ``(event_name, payload)`` of an event.
+
+    >>> encode(Progress(status="running", progress=50, message="Half way"))
+    ('progress', {'status': 'running', 'progress': 50, 'message': 'Half way'})
+    """
+    if type(event) not in _EVENT_TYPES:
+        raise ValidationError(f"expected an event, got {type(event).__name__}", "event", "type")
+    return event.EVENT, event.to_dict()
+
+
+def decode(event_name: str, payload: Any) -> Event:
+    """Return the typed event for a wire pair; removed and unknown names are refused.
+
+    >>> decode("message:start", {"id": "m1", "role": "assistant", "content": ""})
+    MessageStart(id='m1', content=<0 chars>)
+    >>> decode("chat:init", {"sessionId": "s1"})
+    ChatInitRequest(session_id='s1')
+    >>> decode("thought:update", {"id": "t1"})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: event: 'thought:update' was removed from the protocol; send 'tool:message:start' and 'tool:message:update' (a tool message)
+
+    ``chat:init`` travels both ways: a payload with ``status`` is the server's reply
+    (``ChatInit``), any other the client's request (``ChatInitRequest``). Unknown payload keys
+    are ignored; errors carry the payload path (``patch.status``) and a stable code.
+    """
+    if type(event_name) is not str:
+        raise ValidationError(f"expected a string, got {type_name(event_name)}", "event", "type")
+    cls = _BY_NAME.get(event_name)
+    if cls is None:
+        if event_name == "chat:init":
+            payload = expect_object(payload)
+            cls = ChatInit if "status" in payload else ChatInitRequest
+        elif event_name in REMOVED_EVENTS:
+            raise ValidationError(
+                f"'{event_name}' was removed from the protocol; {REMOVED_EVENTS[event_name]}",
+                "event",
+                "removed",
+            )
+        else:
+            raise ValidationError(
+                "unknown event name; expected one of " + ", ".join(EVENT_NAMES), "event", "unknown_event"
+            )
+    return cls.from_dict(payload)
+
+
+def session_room(session_id: str) -> str:
+    """Return the socket room of a session: ``session_<sessionId>``.
+
+    >>> session_room("4f1c")
+    'session_4f1c'
+    """
+    return "session_" + _id(session_id, "sessionId")
+
+
+def room_for(event: Event) -> str | None:
+    """Return the room a client joins by sending ``event``, or None.
+
+    >>> room_for(ChatRequest(message="Hi", conversation_id="4f1c"))
+    'session_4f1c'
+    >>> room_for(ChatInitRequest()) is None
+    True
+
+    ``chat:init`` joins the room of its ``sessionId``, ``chat:send`` that of its
+    ``conversation_id``; without an id the server creates the session and picks the room.
+    """
+    if type(event) is ChatInitRequest and event.session_id is not None:
+        return session_room(event.session_id)
+    if type(event) is ChatRequest and event.conversation_id is not None:
+        return session_room(event.conversation_id)
+    return None
+
+
+# -- the reducer -----------------------------------------------------------------------------------
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class SessionReducer:
+    """Apply a session's event stream to its stored history (the ``chat:init`` structure).
+
+    >>> stamps = iter(["2024-05-01T12:00:00Z", "2024-05-01T12:00:01Z"])
+    >>> session = SessionReducer(clock=lambda: next(stamps))
+    >>> for event in [ChatRequest(message="Hi"), MessageStart(id="m1"),
+    ...               MessageChunk(id="m1", chunk="Hello"), MessageChunk(id="m1", chunk="!"),
+    ...               Completion.ok({})]:
+    ...     session.apply(event)
+    >>> session.history()
+    [{'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}, {'id': 'm1', 'role': 'assistant', 'kind': 'chat', 'content': 'Hello!', 'timestamp': '2024-05-01T12:00:01Z'}]
+    >>> session.apply(MessageChunk(id="m9", chunk="?"))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: id: message:chunk for a message that was never started
+
+    Rules (each refusal is a ``ValidationError`` with a stable code, and changes nothing): an
+    id starts once (``duplicate_id``); chunks, updates, completions and artifacts need a started
+    message (``unknown_id``) of the right kind (``kind``: chunks go to chat messages, the rest
+    to tool messages); a tool message completes once and takes no update after
+    (``completed``); a ``completion`` needs an open turn (``no_turn``, ``completed`` when sent
+    twice) and a ``finalArtifactId`` that names a known artifact. ``clock`` stamps the user and
+    chat messages, whose events carry no timestamp (default: UTC now). Thread-safe.
+    """
+
+    def __init__(self, init: ChatInit | None = None, *, clock: Callable[[], str] = _utc_now) -> None:
+        self._lock = threading.Lock()
+        self._clock = clock
+        self._entries: list[HistoryEntry] = []
+        self._index: dict[str, int] = {}
+        self._chunks: dict[str, list[str]] = {}  # chat message id -> text not yet folded in
+        self._artifacts: dict[str, FrozenDict] = {}
+        self._owner: dict[str, str] = {}  # artifact id -> tool message id
+        self._turn: Literal["none", "open", "completed"] = "none"
+        self._progress: Progress | None = None
+        self._completion: Completion | None = None
+        if init is not None:
+            self._load(init)
+
+    def _load(self, init: ChatInit) -> None:
+        if type(init) is not ChatInit:
+            raise ValidationError(f"expected a ChatInit, got {type(init).__name__}", "init", "type")
+        self._entries = list(init.messages)
+        self._index = {e.id: i for i, e in enumerate(init.messages) if type(e) is not UserEntry}  # type: ignore[union-attr]
+        self._chunks = {}
+        self._artifacts = {a["id"]: a for a in init.artifacts}
+        self._owner = {
+            artifact_id: entry.id
+            for entry in init.messages
+            if type(entry) is ToolEntry
+            for artifact_id in entry.artifact_ids
+        }
+        self._turn = "none"
+        self._progress = None
+        self._completion = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> tuple[HistoryEntry, ...]:
+        """Return the history entries, in order."""
+        with self._lock:
+            self._fold()
+            return tuple(self._entries)
+
+    @property
+    def artifacts(self) -> tuple[FrozenDict, ...]:
+        """Return the artifacts, in order of first arrival."""
+        with self._lock:
+            return tuple(self._artifacts.values())
+
+    @property
+    def progress(self) -> Progress | None:
+        """Return the latest ``progress`` event of the session, if any."""
+        return self._progress
+
+    @property
+    def completion(self) -> Completion | None:
+        """Return the ``completion`` of the last finished turn, if any."""
+        return self._completion
+
+    @property
+    def turn_open(self) -> bool:
+        """Return whether a turn is running (a ``chat:send`` not yet answered by a ``completion``)."""
+        return self._turn == "open"
+
+    def history(self) -> list[dict[str, Any]]:
+        """Return the history as the protocol's plain dicts."""
+        return [entry.to_dict() for entry in self.messages]
+
+    def to_init(self) -> ChatInit:
+        """Return the ``chat:init`` reply for a client joining the session now."""
+        with self._lock:
+            self._fold()
+            return ChatInit(messages=tuple(self._entries), artifacts=tuple(self._artifacts.values()))
+
+    def _fold(self) -> None:
+        for message_id, parts in self._chunks.items():
+            if len(parts) > 1:
+                i = self._index[message_id]
+                entry = self._entries[i]
+                text = "".join(parts)
+                self._entries[i] = replace(entry, content=text)
+                parts[:] = [text]
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def receive(self, event_name: str, payload: Any) -> Event:
+        """Decode a wire pair, apply it, and return the event.
+
+        >>> SessionReducer().receive("progress", {"status": "running", "progress": 120, "message": ""})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: progress: must be between 0 and 100
+        """
+        event = decode(event_name, payload)
+        self.apply(event)
+        return event
+
+    def apply(self, event: Event) -> None:
+        """Apply one event; a refused event raises ``ValidationError`` and changes nothing."""
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise ValidationError(f"expected an event, got {type(event).__name__}", "event", "type")
+        with self._lock:
+            handler(self, event)
+
+    # Each handler checks everything first and only then mutates (plain stores that cannot fail).
+
+    def _stamp(self) -> str:
+        stamp = self._clock()
+        try:
+            return _timestamp(stamp, "timestamp")
+        except ValidationError as exc:
+            raise ValidationError("the clock " + exc.message, "clock", exc.code) from None
+
+    def _started(self, message_id: str, path: str, name: str) -> int:
+        i = self._index.get(message_id)
+        if i is None:
+            raise ValidationError(f"{name} for a message that was never started", path, "unknown_id")
+        return i
+
+    def _tool(self, message_id: str, path: str, name: str) -> tuple[int, ToolEntry]:
+        i = self._started(message_id, path, name)
+        entry = self._entries[i]
+        if type(entry) is not ToolEntry:
+            raise ValidationError(f"{name} needs a tool message, not a chat message", path, "kind")
+        return i, entry
+
+    def _new_id(self, message_id: str) -> None:
+        if message_id in self._index:
+            raise ValidationError("a message with this id was already started", "id", "duplicate_id")
+
+    def _on_send(self, event: ChatRequest) -> None:
+        entry = UserEntry(content=event.message, timestamp=self._stamp())
+        self._entries.append(entry)
+        self._turn = "open"
+
+    def _on_join(self, event: ChatInitRequest) -> None:
+        pass  # joining a room changes no history
+
+    def _on_init(self, event: ChatInit) -> None:
+        self._load(event)
+
+    def _on_start(self, event: MessageStart) -> None:
+        self._new_id(event.id)
+        entry = ChatEntry(id=event.id, content=event.content, timestamp=self._stamp())
+        self._index[event.id] = len(self._entries)
+        self._entries.append(entry)
+        self._chunks[event.id] = [event.content]
+
+    def _on_chunk(self, event: MessageChunk) -> None:
+        i = self._started(event.id, "id", "message:chunk")
+        entry = self._entries[i]
+        if type(entry) is not ChatEntry:
+            raise ValidationError("message:chunk needs a chat message, not a tool message", "id", "kind")
+        parts = self._chunks.get(event.id)
+        if parts is None:  # a message loaded from chat:init
+            self._chunks[event.id] = [entry.content, event.chunk]
+        else:
+            parts.append(event.chunk)
+
+    def _on_tool_start(self, event: ToolMessageStart) -> None:
+        self._new_id(event.id)
+        entry = event.to_entry()
+        self._index[event.id] = len(self._entries)
+        self._entries.append(entry)
+
+    def _on_tool_update(self, event: ToolMessageUpdate) -> None:
+        i, entry = self._tool(event.id, "id", "tool:message:update")
+        if entry.status in _FINAL_STATUSES:
+            raise ValidationError("tool message is already completed; updates must come before", "id", "completed")
+        patch = event.patch
+        new = replace(
+            entry,
+            status=patch.get("status", entry.status),
+            title=patch.get("title", entry.title),
+            content=patch.get("content", entry.content),
+            progress_text=patch.get("progressText", entry.progress_text),
+        )
+        self._entries[i] = new
+
+    def _on_tool_complete(self, event: ToolMessageComplete) -> None:
+        i, entry = self._tool(event.id, "id", "tool:message:complete")
+        if entry.status in _FINAL_STATUSES:
+            raise ValidationError("tool message was already completed", "id", "completed")
+        self._entries[i] = replace(entry, status=event.status, completed_at=event.timestamp)
+
+    def _on_artifact(self, event: ToolArtifact) -> None:
+        i, entry = self._tool(event.message_id, "messageId", "tool:artifact")
+        artifact_id = event.artifact_id
+        owner = self._owner.get(artifact_id)
+        if owner is not None and owner != event.message_id:
+            raise ValidationError("artifact is already bound to another message", "artifact.id", "conflict")
+        if owner is None:
+            new = replace(entry, artifact_ids=entry.artifact_ids + (artifact_id,))
+            self._entries[i] = new
+            self._owner[artifact_id] = event.message_id
+        self._artifacts[artifact_id] = event.artifact
+
+    def _on_progress(self, event: Progress) -> None:
+        self._progress = event
+
+    def _on_completion(self, event: Completion) -> None:
+        if self._turn != "open":
+            if self._turn == "completed":
+                raise ValidationError("the turn was already completed", "", "completed")
+            raise ValidationError("no turn is running (a turn starts with chat:send)", "", "no_turn")
+        final = event.final_artifact_id
+        if final is not None and final not in self._artifacts:
+            raise ValidationError("names no artifact of the session", "finalArtifactId", "unknown_id")
+        self._turn = "completed"
+        self._completion = event
+
+    def __repr__(self) -> str:
+        return (
+            f"SessionReducer(messages={len(self._entries)}, artifacts={len(self._artifacts)}, "
+            f"turn={self._turn})"
+        )
+
+
+_HANDLERS: dict[type[Any], Callable[[SessionReducer, Any], None]] = {
+    ChatRequest: SessionReducer._on_send,
+    ChatInitRequest: SessionReducer._on_join,
+    ChatInit: SessionReducer._on_init,
+    MessageStart: SessionReducer._on_start,
+    MessageChunk: SessionReducer._on_chunk,
+    ToolMessageStart: SessionReducer._on_tool_start,
+    ToolMessageUpdate: SessionReducer._on_tool_update,
+    ToolMessageComplete: SessionReducer._on_tool_complete,
+    ToolArtifact: SessionReducer._on_artifact,
+    Progress: SessionReducer._on_progress,
+    Completion: SessionReducer._on_completion,
+}

@@ -1,0 +1,284 @@
+"""The session reducer: the history it builds, and the events it refuses without changing anything."""
+
+import itertools
+import threading
+from typing import Any, Callable
+
+import jsonschema
+import pytest
+
+from agentmsg import ValidationError, json_schema
+from agentmsg.events import (
+    ChatInit,
+    ChatInitRequest,
+    ChatRequest,
+    Completion,
+    MessageChunk,
+    MessageStart,
+    Progress,
+    SessionReducer,
+    ToolArtifact,
+    ToolMessageComplete,
+    ToolMessageStart,
+    ToolMessageUpdate,
+    decode,
+    encode,
+)
+
+T0, T1, T2, T3, T4 = (f"2024-05-01T12:00:0{i}.000Z" for i in range(5))
+HISTORY_ENTRY = jsonschema.Draft202012Validator(json_schema("history_entry"))
+EVENT = jsonschema.Draft202012Validator(json_schema("event"))
+
+
+def _clock() -> Callable[[], str]:
+    counter = itertools.count()
+    return lambda: f"2024-05-01T13:00:{next(counter):02d}.000Z"
+
+
+def _state(session: SessionReducer) -> tuple[Any, ...]:
+    return (session.history(), session.artifacts, session.turn_open, session.progress, session.completion)
+
+
+def _tool_start(id: str = "t1") -> ToolMessageStart:
+    return ToolMessageStart(
+        id=id, tool_name="weather", title="Checking the weather", progress_text="Calling the API", timestamp=T1
+    )
+
+
+def _turn() -> SessionReducer:
+    """A turn: a question, streamed text, a tool with two artifacts, a final answer."""
+    session = SessionReducer(clock=_clock())
+    for event in [
+        ChatRequest(message="Weather in Paris?", conversation_id="s1"),
+        MessageStart(id="m1"),
+        MessageChunk(id="m1", chunk="Let me "),
+        MessageChunk(id="m1", chunk="check."),
+        _tool_start(),
+        ToolMessageUpdate(id="t1", patch={"progressText": "Parsing", "content": "18 C"}),  # type: ignore[arg-type]
+        ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "chart", "points": [1, 2]}),  # type: ignore[arg-type]
+        ToolArtifact(message_id="t1", artifact={"id": "a2", "type": "table"}, show_in_canvas=True),  # type: ignore[arg-type]
+        Progress(status="running", progress=80, message="Almost"),
+        ToolMessageComplete(id="t1", status="completed", timestamp=T2),
+        MessageStart(id="m2", content="It is "),
+        MessageChunk(id="m2", chunk="18 C and sunny."),
+        Completion.ok({"answer": "18 C"}, final_artifact_id="a1"),
+    ]:
+        session.apply(event)
+    return session
+
+
+def test_a_turn_gives_exactly_the_protocol_history() -> None:
+    session = _turn()
+    assert session.history() == [
+        {"role": "user", "content": "Weather in Paris?", "timestamp": "2024-05-01T13:00:00.000Z"},
+        {
+            "id": "m1", "role": "assistant", "kind": "chat", "content": "Let me check.",
+            "timestamp": "2024-05-01T13:00:01.000Z",
+        },
+        {
+            "id": "t1", "role": "assistant", "kind": "tool", "status": "completed", "toolName": "weather",
+            "title": "Checking the weather", "content": "18 C", "progressText": "Parsing",
+            "timestamp": T1, "completedAt": T2, "artifactIds": ["a1", "a2"],
+        },
+        {
+            "id": "m2", "role": "assistant", "kind": "chat", "content": "It is 18 C and sunny.",
+            "timestamp": "2024-05-01T13:00:02.000Z",
+        },
+    ]
+    assert [a["id"] for a in session.artifacts] == ["a1", "a2"]
+    assert session.turn_open is False
+    assert session.completion == Completion.ok({"answer": "18 C"}, final_artifact_id="a1")
+    assert session.progress == Progress(status="running", progress=80, message="Almost")
+    for entry in session.history():
+        HISTORY_ENTRY.validate(entry)
+
+
+def test_chat_init_reply_resumes_the_session() -> None:
+    session = _turn()
+    name, payload = encode(session.to_init())
+    EVENT.validate({"event": name, "payload": payload})
+    assert payload["status"] == "success" and payload["messages"] == session.history()
+    assert payload["artifacts"][0] == {"id": "a1", "type": "chart", "points": [1, 2]}
+    resumed = SessionReducer(decode(name, payload), clock=_clock())  # type: ignore[arg-type]
+    assert resumed.history() == session.history() and resumed.artifacts == session.artifacts
+    # The resumed session keeps going: chunks to an old chat message, artifacts to an old tool message.
+    resumed.apply(MessageChunk(id="m2", chunk=" Enjoy!"))
+    resumed.apply(ToolArtifact(message_id="t1", artifact={"id": "a3"}))  # type: ignore[arg-type]
+    assert resumed.history()[3]["content"] == "It is 18 C and sunny. Enjoy!"
+    assert resumed.history()[2]["artifactIds"] == ["a1", "a2", "a3"]
+    assert session.history()[3]["content"] == "It is 18 C and sunny."
+
+
+def test_new_session_init_is_empty() -> None:
+    assert encode(SessionReducer().to_init()) == ("chat:init", {"status": "success", "messages": [], "artifacts": []})
+
+
+def test_applying_chat_init_replaces_the_state() -> None:
+    session = _turn()
+    session.apply(ChatInit())
+    assert session.history() == [] and session.artifacts == () and session.completion is None
+
+
+def test_join_changes_nothing() -> None:
+    session = _turn()
+    before = _state(session)
+    session.apply(ChatInitRequest(session_id="s1"))
+    assert _state(session) == before
+
+
+def test_artifact_sent_again_replaces_it_in_place() -> None:
+    session = _turn()
+    session.apply(ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "chart", "points": [3]}))  # type: ignore[arg-type]
+    assert session.artifacts[0] == {"id": "a1", "type": "chart", "points": (3,)}
+    assert session.history()[2]["artifactIds"] == ["a1", "a2"]
+
+
+def test_patch_status_moves_between_pending_and_running() -> None:
+    session = SessionReducer(clock=_clock())
+    session.apply(_tool_start())
+    session.apply(ToolMessageUpdate(id="t1", patch={"status": "pending"}))  # type: ignore[arg-type]
+    assert session.history()[0]["status"] == "pending"
+    session.apply(ToolMessageComplete(id="t1", status="error", timestamp=T3))
+    assert session.history()[0]["status"] == "error" and session.history()[0]["completedAt"] == T3
+
+
+# -- refusals: each raises a clear error and leaves the state exactly as it was -------------------
+
+
+def _started() -> SessionReducer:
+    session = SessionReducer(clock=_clock())
+    session.apply(ChatRequest(message="Hi"))
+    session.apply(MessageStart(id="m1"))
+    session.apply(MessageChunk(id="m1", chunk="Hel"))
+    session.apply(_tool_start("t1"))
+    session.apply(ToolArtifact(message_id="t1", artifact={"id": "a1"}))  # type: ignore[arg-type]
+    session.apply(_tool_start("t2"))
+    session.apply(ToolMessageComplete(id="t2", status="completed", timestamp=T2))
+    return session
+
+
+REFUSED = {
+    "chunk_never_started": (MessageChunk(id="m9", chunk="x"), "id", "unknown_id", "never started"),
+    "chunk_for_tool_message": (MessageChunk(id="t1", chunk="x"), "id", "kind", "chat message"),
+    "update_unknown_id": (
+        ToolMessageUpdate(id="t9", patch={"content": "x"}), "id", "unknown_id", "never started"  # type: ignore[arg-type]
+    ),
+    "update_chat_message": (
+        ToolMessageUpdate(id="m1", patch={"content": "x"}), "id", "kind", "tool message"  # type: ignore[arg-type]
+    ),
+    "update_after_completion": (
+        ToolMessageUpdate(id="t2", patch={"content": "x"}), "id", "completed", "already completed"  # type: ignore[arg-type]
+    ),
+    "complete_unknown_id": (
+        ToolMessageComplete(id="t9", status="completed", timestamp=T3), "id", "unknown_id", "never started"
+    ),
+    "complete_twice": (
+        ToolMessageComplete(id="t2", status="error", timestamp=T3), "id", "completed", "already completed"
+    ),
+    "complete_chat_message": (ToolMessageComplete(id="m1", status="completed", timestamp=T3), "id", "kind", "tool"),
+    "start_duplicate_chat": (MessageStart(id="t1"), "id", "duplicate_id", "already started"),
+    "start_duplicate_tool": (_tool_start("m1"), "id", "duplicate_id", "already started"),
+    "artifact_unknown_message": (
+        ToolArtifact(message_id="t9", artifact={"id": "a2"}), "messageId", "unknown_id", "never started"  # type: ignore[arg-type]
+    ),
+    "artifact_on_chat_message": (
+        ToolArtifact(message_id="m1", artifact={"id": "a2"}), "messageId", "kind", "tool message"  # type: ignore[arg-type]
+    ),
+    "artifact_moved_to_other_message": (
+        ToolArtifact(message_id="t2", artifact={"id": "a1"}), "artifact.id", "conflict", "another message"  # type: ignore[arg-type]
+    ),
+    "final_artifact_unknown": (
+        Completion.ok({}, final_artifact_id="a9"), "finalArtifactId", "unknown_id", "no artifact"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=str)
+def test_refused_event_leaves_state_unchanged(case: str) -> None:
+    event, path, code, words = REFUSED[case]
+    session = _started()
+    before = _state(session)
+    with pytest.raises(ValidationError, match=words) as info:
+        session.apply(event)
+    assert (info.value.path, info.value.code) == (path, code)
+    assert _state(session) == before
+
+
+def test_completion_twice_and_without_turn() -> None:
+    session = SessionReducer(clock=_clock())
+    with pytest.raises(ValidationError) as info:
+        session.apply(Completion.ok({}))
+    assert info.value.code == "no_turn"
+    session.apply(ChatRequest(message="Hi"))
+    session.apply(Completion.failed("Sorry, no."))
+    before = _state(session)
+    with pytest.raises(ValidationError, match="already completed") as info:
+        session.apply(Completion.ok({}))
+    assert info.value.code == "completed"
+    assert _state(session) == before
+    session.apply(ChatRequest(message="Again?"))  # a new turn may complete again
+    session.apply(Completion.ok({}))
+    assert session.completion == Completion.ok({})
+
+
+@pytest.mark.parametrize("value", [-0.5, 100.01, 1e9, float("nan"), "50", True, None])
+def test_progress_outside_range_is_refused_on_receive(value: Any) -> None:
+    session = _started()
+    session.apply(Progress(status="running", progress=10, message=""))
+    before = _state(session)
+    with pytest.raises(ValidationError) as info:
+        session.receive("progress", {"status": "running", "progress": value, "message": ""})
+    assert info.value.path == "progress" and info.value.code in ("range", "type", "missing")
+    assert _state(session) == before
+
+
+def test_receive_decodes_applies_and_returns() -> None:
+    session = SessionReducer(clock=_clock())
+    event = session.receive("chat:send", {"message": "Hi"})
+    assert event == ChatRequest(message="Hi") and session.turn_open
+    with pytest.raises(ValidationError) as info:
+        session.receive("thought:update", {"id": "x"})
+    assert info.value.code == "removed"
+    assert len(session.history()) == 1
+
+
+def test_a_bad_clock_is_refused_before_any_change() -> None:
+    session = SessionReducer(clock=lambda: "noon")
+    with pytest.raises(ValidationError) as info:
+        session.apply(ChatRequest(message="Hi"))
+    assert (info.value.path, info.value.code) == ("clock", "pattern")
+    assert session.history() == [] and not session.turn_open
+
+
+def test_apply_refuses_non_events() -> None:
+    with pytest.raises(ValidationError) as info:
+        SessionReducer().apply({"id": "m1"})  # type: ignore[arg-type]
+    assert info.value.code == "type"
+
+
+def test_long_stream_of_chunks() -> None:
+    session = SessionReducer(clock=_clock())
+    session.apply(MessageStart(id="m1"))
+    for i in range(20_000):
+        session.apply(MessageChunk(id="m1", chunk=str(i % 10)))
+        if i % 5_000 == 0:
+            assert session.messages[0].content == "".join(str(j % 10) for j in range(i + 1))
+    assert session.history()[0]["content"] == "0123456789" * 2_000
+
+
+def test_threads_apply_to_one_session() -> None:
+    session = SessionReducer(clock=_clock())
+    for t in range(8):
+        session.apply(MessageStart(id=f"m{t}"))
+
+    def stream(t: int) -> None:
+        for _ in range(500):
+            session.apply(MessageChunk(id=f"m{t}", chunk="x"))
+            session.messages  # reads fold chunks while other threads append
+
+    threads = [threading.Thread(target=stream, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [entry["content"] for entry in session.history()] == ["x" * 500] * 8
