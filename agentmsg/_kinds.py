@@ -23,8 +23,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import type_name
+from ._codec import expect_object, type_name
 from .errors import ConversationOrderError, ValidationError
+from .events import decode as decode_event
 from .history import ConversationHistory
 from .messages import ChatMessage
 from .streaming import ToolCallDelta
@@ -146,6 +147,22 @@ def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
     return definitions
 
 
+def check_event(doc: Any) -> object:
+    """Check a socket event written as ``{"event": name, "payload": {...}}``."""
+    data = expect_object(doc)
+    if "payload" not in data:
+        raise ValidationError("is required", "payload", "missing")
+    name = data.get("event")
+    if name is None:
+        raise ValidationError("is required", "event", "missing")
+    try:
+        return decode_event(name, data["payload"])
+    except ValidationError as exc:
+        if exc.path == "event" and exc.code in ("type", "removed", "unknown_event"):
+            raise  # the name is wrong, not the payload
+        raise exc.prefixed("payload") from None
+
+
 # -- the registry -----------------------------------------------------------------------------
 
 _REGISTRY = (
@@ -163,6 +180,8 @@ _REGISTRY = (
          check_tool_definitions, None),
     Kind("tool_call_delta", "a streamed tool-call fragment {index, id, name, arguments_delta}",
          fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
+    Kind("event", "a socket event {event: name, payload: {...}} (agentmsg.events)", fields("event", "payload"),
+         check_event, "event"),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}

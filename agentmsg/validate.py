@@ -8,6 +8,7 @@ tool_result       a tool result {tool_call_id, result, is_error}
 tool_definition   a tool definition {name, description, parameters, strict}
 tool_definitions  an array of tool definitions with unique names
 tool_call_delta   a streamed tool-call fragment {index, id, name, arguments_delta}
+event             a socket event {event: name, payload: {...}} (agentmsg.events)
 0
 
 Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with

@@ -249,12 +249,12 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["--list-kinds"], capsys)
     names = [line.split()[0] for line in out.splitlines()]
     assert status == 0
-    assert names[:7] == ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
-                         "tool_definitions", "tool_call_delta"]
+    assert names[:8] == ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
+                         "tool_definitions", "tool_call_delta", "event"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
-                                  "tool_call_delta"])
+                                  "tool_call_delta", "event"])
 def test_schema_prints_the_shipped_schema(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["--schema", kind], capsys)
     assert status == 0 and json.loads(out) == json_schema(kind)
@@ -277,7 +277,7 @@ def test_undetected_documents_say_what_was_tried(tmp_path: Path, capsys: pytest.
     status, out, _ = run([path], capsys)
     assert status == 1
     assert out.splitlines()[0] == (
-        f"{path}:1: $: no known kind matches (tried 7 kinds; closest: chat_message ($.role: is required); "
+        f"{path}:1: $: no known kind matches (tried 8 kinds; closest: chat_message ($.role: is required); "
         "tool_call ($.id: is required)); use --kind KIND")
     path = write(tmp_path, "s.json", "3")
     assert run([path], capsys)[1].splitlines()[0] == f"{path}:1: $: expected a JSON object or array, got number"
@@ -469,6 +469,24 @@ def test_core_invalid_documents_fail_with_the_same_path_and_code(path: Path, tmp
                                               case["error"]["code"])
 
 
+EVENTS = Path(__file__).parent / "data" / "events"
+
+
+@pytest.mark.parametrize("path", sorted((EVENTS / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_event_documents_pass_detected(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([str(path)], capsys)[:2] == (0, "1 document, 1 valid, 0 invalid\n")
+
+
+@pytest.mark.parametrize("path", sorted((EVENTS / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_event_documents_fail_with_the_payload_path(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expect = _case(path)["expect"]
+    status, out, _ = run(["--format", "json", str(path)], capsys)
+    first = json.loads(out)["problems"][0]
+    where = "$.event" if expect["path"] == "event" else "$.payload" + ("." + expect["path"] if expect["path"] else "")
+    assert status == 1
+    assert (first["path"], first["code"], first["kind"]) == (where.replace(".[", "["), expect["code"], "event")
+
+
 # -- the example in the README ----------------------------------------------------------------
 
 
@@ -492,9 +510,10 @@ json_values = st.recursive(
 )
 KEYS = ["role", "content", "tool_calls", "tool_call_id", "is_error", "id", "name", "arguments", "type", "text",
         "source", "url", "data", "media_type", "path", "parameters", "description", "strict", "index",
-        "arguments_delta", "result"]
+        "arguments_delta", "result", "event", "payload", "message", "status", "messages", "patch"]
 WORDS = st.sampled_from(["user", "assistant", "system", "tool", "text", "image", "url", "base64", "file", "object",
-                         "call_1", "search", "https://example.com/a.png", "image/png", "aGk=", ""])
+                         "call_1", "search", "https://example.com/a.png", "image/png", "aGk=", "", "chat:send",
+                         "chat:init", "message:chunk", "tool:message:update", "success", "running"])
 shaped = st.recursive(
     json_values | WORDS,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(KEYS), children, max_size=5),
