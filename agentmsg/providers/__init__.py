@@ -1,0 +1,123 @@
+"""Provider codecs (OpenAI and vLLM, Anthropic, Ollama) and the ``Response`` they share.
+
+Each provider module has the same verbs, plain functions over plain dicts (no HTTP):
+``to_messages`` / ``from_messages``, ``to_tools`` / ``from_tools``, ``parse_response`` and a
+``StreamParser`` with ``feed`` and ``finish``. Import the one you need::
+
+    from agentmsg.providers import anthropic, ollama, openai
+
+>>> from agentmsg import ChatMessage
+>>> Response(ChatMessage.assistant("Hi"), "stop", {"total_tokens": 9})
+Response(message=ChatMessage(role=assistant, content=<2 chars>), finish_reason='stop', usage=<1 keys>)
+
+This module imports no provider module: nothing heavy runs on ``import agentmsg.providers``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._codec import expect_object, get_optional_str, type_name
+from .._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..roles import MessageRole
+
+__all__ = ["Response"]
+
+
+def _check_usage(usage: object) -> FrozenDict | None:
+    if usage is None or type(usage) is FrozenDict:
+        return usage
+    if not isinstance(usage, dict):
+        raise ValidationError(f"expected an object or null, got {type_name(usage)}", "usage", "type")
+    return freeze_json(usage, "usage")  # type: ignore[no-any-return]
+
+
+def _check_optional_text(value: object, path: str) -> str | None:
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise ValidationError(f"expected a string or null, got {type_name(value)}", path, "type")
+    return check_text(value, path)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Response:
+    """What a model answered: the assistant message, why it stopped, and the token usage.
+
+    >>> from agentmsg import ChatMessage
+    >>> r = Response(ChatMessage.assistant("I can't help with that."), "stop", refusal="I can't help with that.")
+    >>> r.message.text == r.refusal, r.usage is None
+    (True, True)
+    >>> Response(ChatMessage.user("Hi"))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: message: expected an assistant message, got user
+
+    ``finish_reason`` is the provider's own string (``stop``, ``tool_calls``, ``end_turn``,
+    ``tool_use``...); ``usage`` is the provider's usage object, deep-frozen. ``refusal`` holds
+    the text of an OpenAI refusal (it is also the message text, so it is never lost).
+    """
+
+    message: ChatMessage
+    finish_reason: str | None = None
+    usage: FrozenDict | None = None
+    refusal: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.message) is not ChatMessage:
+            raise ValidationError(
+                f"expected a ChatMessage, got {type(self.message).__name__}", "message", "type"
+            )
+        if self.message.role is not MessageRole.ASSISTANT:
+            raise ValidationError(
+                f"expected an assistant message, got {self.message.role}", "message", "value"
+            )
+        _check_optional_text(self.finish_reason, "finish_reason")
+        _check_optional_text(self.refusal, "refusal")
+        object.__setattr__(self, "usage", _check_usage(self.usage))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"message", "finish_reason"?, "usage"?, "refusal"?}`` (None omitted).
+
+        >>> from agentmsg import ChatMessage
+        >>> Response(ChatMessage.assistant("Hi"), "stop").to_dict()
+        {'message': {'role': 'assistant', 'content': 'Hi'}, 'finish_reason': 'stop'}
+        """
+        out: dict[str, Any] = {"message": self.message.to_dict()}
+        if self.finish_reason is not None:
+            out["finish_reason"] = self.finish_reason
+        if self.usage is not None:
+            out["usage"] = thaw_json(self.usage)
+        if self.refusal is not None:
+            out["refusal"] = self.refusal
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> Response:
+        """Parse the shape that ``to_dict`` gives.
+
+        >>> Response.from_dict({"message": {"role": "assistant", "content": "Hi"}}).finish_reason is None
+        True
+        """
+        data = expect_object(data)
+        try:
+            message = ChatMessage.from_dict(data.get("message"))
+        except ValidationError as exc:
+            raise exc.prefixed("message") from None
+        return cls(
+            message,
+            get_optional_str(data, "finish_reason"),
+            data.get("usage"),
+            get_optional_str(data, "refusal"),
+        )
+
+    def __repr__(self) -> str:
+        fields = [f"message={self.message!r}", f"finish_reason={self.finish_reason!r}"]
+        if self.usage is not None:
+            fields.append(f"usage=<{len(self.usage)} keys>")
+        if self.refusal is not None:
+            fields.append(f"refusal=<{len(self.refusal)} chars>")
+        return f"Response({', '.join(fields)})"

@@ -1,0 +1,331 @@
+"""Private helpers the provider codecs share; each mechanism is written once, here.
+
+Theory of operation: a codec reads a provider payload with the core's typed getters, builds core
+objects through their validating factories, and turns every ``ValidationError`` into one whose
+path is in the provider's own terms (``choices[0].message.tool_calls[1].function.arguments``):
+field-level paths are renamed with ``rename`` where the core object is built, and the outer
+keys are added with ``prefixed`` as the error propagates. Nothing is dropped in silence: what a
+provider cannot express is converted by a documented rule or refused with ``unsupported``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .._codec import expect_object, get_bool, get_optional_str, type_name
+from .._frozen import FrozenDict, freeze_json, thaw_json
+from ..content import ImageSource
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..streaming import ToolCallAccumulator
+from ..tools import ToolCall, ToolDefinition
+
+__all__ = [
+    "ERROR_PREFIX",
+    "UNSUPPORTED",
+    "relocate",
+    "rename",
+    "make_call",
+    "dump_arguments",
+    "generated_id",
+    "image_from_url",
+    "split_data_url",
+    "image_url",
+    "refuse_file",
+    "sniff_media_type",
+    "freeze_usage",
+    "get_object",
+    "get_index",
+    "expect_items",
+    "checked_messages",
+    "checked_tools",
+    "not_a_message",
+    "function_from",
+    "function_to",
+    "function_tools_from",
+    "assistant",
+    "finish_calls",
+    "provider_error",
+]
+
+ERROR_PREFIX = "Error: "
+UNSUPPORTED = "unsupported"
+
+_CALL_FIELDS = ("id", "name", "arguments")
+
+
+def relocate(err: ValidationError, path: str) -> ValidationError:
+    """Return a copy of ``err`` (same class, code and extra attributes) at ``path``."""
+    new = type(err).__new__(type(err))
+    new.__dict__.update(err.__dict__)
+    new.path = path
+    ValueError.__init__(new, f"{path}: {err.message}" if path else err.message)
+    return new
+
+
+def rename(err: ValidationError, mapping: dict[str, str]) -> ValidationError:
+    """Return ``err`` with the first key of its path renamed through ``mapping``."""
+    path = err.path
+    cut = len(path)
+    for sep in ".[":
+        k = path.find(sep)
+        if k != -1 and k < cut:
+            cut = k
+    target = mapping.get(path[:cut])
+    return err if target is None else relocate(err, target + path[cut:])
+
+
+def make_call(call_id: object, name: object, arguments: object, fields: tuple[str, str, str]) -> ToolCall:
+    """Build a ToolCall from a provider's id, name and arguments (JSON text, object or None).
+
+    ``fields`` names id, name and arguments in the provider's terms, for error paths. Invalid
+    JSON raises ``InvalidArgumentsError`` whose ``raw_arguments`` keeps the text.
+    """
+    if call_id is None or name is None:
+        raise ValidationError("is required", fields[0] if call_id is None else fields[1], "missing")
+    if type(name) is not str:  # checked here: the core's name check needs a hashable value
+        raise ValidationError(f"expected a string, got {type_name(name)}", fields[1], "type")
+    try:
+        if type(arguments) is str:
+            return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]
+        return ToolCall(call_id, name, FrozenDict() if arguments is None else arguments)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise rename(exc, dict(zip(_CALL_FIELDS, fields))) from None
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def dump_arguments(arguments: FrozenDict, sort_keys: bool = False) -> str:
+    """Return arguments as compact JSON text (non-ASCII kept), as providers send them."""
+    return (_CANONICAL if sort_keys else _COMPACT).encode(arguments)
+
+
+def generated_id(scope: str, index: int, name: str, arguments: FrozenDict) -> str:
+    """Return the stable id for a tool call that arrived without one (Ollama).
+
+    ``call_`` and the first 24 hex digits of SHA-256 over the scope (the response's
+    ``created_at``, or ``messages[i]`` for history), the call's position in its message, its
+    name and its arguments as canonical JSON: the same payload always gives the same ids.
+    """
+    text = f"{scope}\x1f{index}\x1f{name}\x1f{dump_arguments(arguments, sort_keys=True)}"
+    return "call_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def split_data_url(url: str) -> tuple[str, str] | None:
+    """Return ``(media_type, data)`` of a ``data:<type>;base64,<data>`` URL, else None."""
+    if not url.startswith("data:"):
+        return None
+    head, sep, data = url.partition(",")
+    if not sep or not head.endswith(";base64"):
+        return None
+    return head[5:-7], data
+
+
+def image_from_url(url: object, path: str) -> ImageSource:
+    """Return the source for an image URL: ``data:`` URLs become base64 sources."""
+    try:
+        if type(url) is str and url.startswith("data:"):
+            parts = split_data_url(url)
+            if parts is None:
+                raise ValidationError("a data: URL must read data:<media type>;base64,<data>", "", "value")
+            return ImageSource.from_base64(parts[1], parts[0])
+        return ImageSource.from_url(url)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise relocate(exc, path) from None
+
+
+def image_url(source: ImageSource) -> str:
+    """Return a URL for the image: its own URL, or a ``data:`` URL for base64 data."""
+    if source.type == "url":
+        return source.url  # type: ignore[return-value]
+    if source.type == "base64":
+        return f"data:{source.media_type};base64,{source.data}"
+    raise refuse_file()
+
+
+def refuse_file() -> ValidationError:
+    """Return the error for an image given as a local file path (path ``source``)."""
+    return ValidationError(
+        "file images cannot be sent: a provider cannot read local files; "
+        "load the file and use ImageSource.from_base64",
+        "source",
+        UNSUPPORTED,
+    )
+
+
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def sniff_media_type(data: str, path: str) -> str:
+    """Return the media type of base64 image data from its first bytes (PNG, JPEG, GIF, WebP)."""
+    try:
+        head = base64.b64decode(data[:16], validate=True)
+    except ValueError:
+        raise ValidationError("must be valid base64", path, "value") from None
+    for magic, media_type in _MAGIC:
+        if head.startswith(magic):
+            return media_type
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    raise ValidationError("image format not recognised: expected PNG, JPEG, GIF or WebP data", path, "value")
+
+
+def freeze_usage(usage: object, path: str) -> FrozenDict | None:
+    """Return a provider usage object deep-frozen, or None."""
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise ValidationError(f"expected an object, got {type_name(usage)}", path, "type")
+    return freeze_json(usage, path)  # type: ignore[no-any-return]
+
+
+def get_object(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """Return the object at ``key``, or None when missing or null."""
+    value = data.get(key)
+    if value is None or isinstance(value, dict):
+        return value
+    raise ValidationError(f"expected an object, got {type_name(value)}", key, "type")
+
+
+def get_index(data: dict[str, Any], key: str) -> int:
+    """Return the required non-negative integer at ``key``."""
+    value = data.get(key)
+    if type(value) is int and value >= 0:
+        return value
+    if value is None:
+        raise ValidationError("is required", key, "missing")
+    if type(value) is not int:
+        raise ValidationError(f"expected an integer, got {type_name(value)}", key, "type")
+    raise ValidationError("must be a non-negative integer", key, "value")
+
+
+def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
+    """Return ``items`` if it is a JSON array, else raise."""
+    if type(items) is list or type(items) is tuple:
+        return items
+    raise ValidationError(f"expected an array of {what}, got {type_name(items)}", "", "type")
+
+
+def _as_list(items: Any, what: str) -> list[Any]:
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+        raise ValidationError(f"expected a list of {what}, got {type_name(items)}", "", "type")
+    return list(items)
+
+
+def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
+    """Return the messages as a list; the caller checks each is a ChatMessage (``not_a_message``)."""
+    return _as_list(messages, "ChatMessage")
+
+
+def not_a_message(message: object, i: int) -> ValidationError:
+    """Return the error for an item of a message list that is not a ChatMessage."""
+    return ValidationError(f"expected a ChatMessage, got {type(message).__name__}", f"[{i}]", "type")
+
+
+def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:
+    """Return the definitions as a list, refusing anything that is not a ToolDefinition."""
+    items = _as_list(definitions, "ToolDefinition")
+    for i, definition in enumerate(items):
+        if type(definition) is not ToolDefinition:
+            raise ValidationError(f"expected a ToolDefinition, got {type(definition).__name__}", f"[{i}]", "type")
+    return items
+
+
+def function_from(fn: dict[str, Any]) -> ToolDefinition:
+    """Build a ToolDefinition from ``{name, description?, parameters?, strict?}``.
+
+    No ``strict`` means false (the providers' default); a missing or blank description becomes
+    the tool's name, since agentmsg requires one (``to_tools`` leaves such a description out);
+    missing ``parameters`` mean an empty object schema.
+    """
+    name = fn.get("name")
+    if type(name) is not str:
+        if name is None:
+            raise ValidationError("is required", "name", "missing")
+        raise ValidationError(f"expected a string, got {type_name(name)}", "name", "type")
+    description = get_optional_str(fn, "description")
+    if description is None or not description.strip():
+        description = name
+    parameters = fn.get("parameters")
+    if parameters is None:
+        parameters = {"type": "object", "properties": {}}
+    return ToolDefinition(name, description, parameters, get_bool(fn, "strict", False))  # type: ignore[arg-type]
+
+
+def function_to(definition: ToolDefinition) -> dict[str, Any]:
+    """Return the OpenAI-shape function object: ``strict`` only when true, description unless it is the name."""
+    fn: dict[str, Any] = {"name": definition.name}
+    if definition.description != definition.name:
+        fn["description"] = definition.description
+    fn["parameters"] = thaw_json(definition.parameters)
+    if definition.strict:
+        fn["strict"] = True
+    return fn
+
+
+_FUNCTION_FIELDS = {
+    "name": "function.name",
+    "description": "function.description",
+    "parameters": "function.parameters",
+    "strict": "function.strict",
+}
+
+
+def function_tools_from(items: Any) -> tuple[ToolDefinition, ...]:
+    """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
+    out = []
+    for i, item in enumerate(expect_items(items, "tools")):
+        try:
+            item = expect_object(item)
+            kind = item.get("type")
+            if kind is not None and kind != "function":
+                raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
+            fn = get_object(item, "function")
+            if fn is None:
+                raise ValidationError("is required", "function", "missing")
+            try:
+                out.append(function_from(fn))
+            except ValidationError as exc:
+                raise rename(exc, _FUNCTION_FIELDS) from None
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    return tuple(out)
+
+
+def assistant(content: Any, calls: tuple[ToolCall, ...]) -> ChatMessage:
+    """Return the assistant message: empty text beside tool calls is None; no text at all is ''."""
+    if not calls:
+        return ChatMessage.assistant("" if content is None else content)
+    return ChatMessage.assistant(None if content == "" else content, calls)
+
+
+_ACC_PATH = re.compile(r"tool_calls\[(\d+)\]\.(id|name|arguments)")
+
+
+def finish_calls(acc: ToolCallAccumulator, where: Callable[[int, str], str]) -> tuple[ToolCall, ...]:
+    """Return the accumulated calls; errors get ``where(index, field)`` as their path head."""
+    try:
+        return acc.finish()
+    except ValidationError as exc:
+        match = _ACC_PATH.match(exc.path)
+        if match is None:  # pragma: no cover - the accumulator always names the call
+            raise
+        raise relocate(exc, where(int(match.group(1)), match.group(2)) + exc.path[match.end() :]) from None
+
+
+def provider_error(kind: object, path: str) -> ValidationError:
+    """Return the error for a payload that reports a provider-side error (code ``provider_error``)."""
+    label = kind if type(kind) is str and len(kind) <= 64 else "error"
+    return ValidationError(f"the provider reported an error ({label})", path, "provider_error")

@@ -1,0 +1,591 @@
+"""Anthropic Messages API: the codec.
+
+>>> from agentmsg import ChatMessage, ToolCall
+>>> from agentmsg.providers import anthropic
+>>> system, wire = anthropic.to_messages([
+...     ChatMessage.system("Be brief."),
+...     ChatMessage.user("Weather in Paris?"),
+...     ChatMessage.assistant("Checking.", [ToolCall("toolu_1", "get_weather", {"city": "Paris"})]),
+...     ChatMessage.tool("toolu_1", "18 C"),
+...     ChatMessage.user("And tomorrow?"),
+... ])
+>>> system, wire[2]
+('Be brief.', {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': '18 C'}, {'type': 'text', 'text': 'And tomorrow?'}]})
+>>> len(anthropic.from_messages(wire, system))
+5
+
+The system prompt travels as the top-level ``system`` string. Consecutive tool messages become
+``tool_result`` blocks of one user turn, and a user message that follows them joins that turn.
+Empty text blocks are never sent (Anthropic rejects them): empty text parts are left out and a
+message that would be empty is refused. Thinking, document and server-tool blocks are refused
+(they would have to be sent back, and agentmsg cannot carry them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .._codec import expect_object, get_bool, get_optional_str, get_str, type_name
+from .._frozen import freeze_json, thaw_json
+from ..content import ImagePart, ImageSource, TextPart
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..roles import MessageRole
+from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..tools import ToolCall, ToolDefinition
+from . import Response
+from ._common import (
+    UNSUPPORTED,
+    assistant,
+    checked_messages,
+    checked_tools,
+    dump_arguments,
+    expect_items,
+    finish_calls,
+    freeze_usage,
+    function_from,
+    get_index,
+    get_object,
+    image_from_url,
+    make_call,
+    not_a_message,
+    provider_error,
+    refuse_file,
+    relocate,
+    rename,
+    split_data_url,
+)
+
+__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+
+SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+_CALL_FIELDS = ("id", "name", "input")
+_TOOL_FIELDS = {"parameters": "input_schema"}
+_TOOL_ID = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
+
+# -- agentmsg -> Anthropic -------------------------------------------------------------------
+
+
+def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Return ``(system, messages)`` for the Messages API (``system`` is None without one).
+
+    >>> from agentmsg import ChatMessage
+    >>> to_messages([ChatMessage.user("Hi")])
+    (None, [{'role': 'user', 'content': 'Hi'}])
+    """
+    system: str | None = None
+    out: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None  # the user turn that tool results are joining
+    for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
+        role = message.role
+        try:
+            if role is TOOL:
+                block = _tool_result_to(message)
+                if results is None:
+                    results = [block]
+                    out.append({"role": "user", "content": results})
+                else:
+                    results.append(block)
+                continue
+            if role is USER:
+                if results is not None:
+                    results.extend(_blocks_to(message.content))
+                else:
+                    out.append({"role": "user", "content": _content_to(message.content)})
+            elif role is ASSISTANT:
+                out.append({"role": "assistant", "content": _assistant_to(message)})
+            else:
+                if i != 0:
+                    raise ValidationError(
+                        "Anthropic takes one system prompt, before every other message", "", UNSUPPORTED
+                    )
+                system = message.text
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+        results = None
+    return system, out
+
+
+def _empty_text() -> ValidationError:
+    return ValidationError("Anthropic rejects empty text: send some text or leave the message out", "content", UNSUPPORTED)
+
+
+def _source_to(source: ImageSource) -> dict[str, Any]:
+    if source.type == "base64":
+        return {"type": "base64", "media_type": source.media_type, "data": source.data}
+    if source.type == "url":
+        parts = split_data_url(source.url)  # type: ignore[arg-type]
+        if parts is not None:
+            return {"type": "base64", "media_type": parts[0], "data": parts[1]}
+        return {"type": "url", "url": source.url}
+    raise refuse_file()
+
+
+def _blocks_to(content: Any, may_be_empty: bool = False) -> list[dict[str, Any]]:
+    """Return text and image blocks; empty text parts are left out, empty content refused."""
+    if type(content) is str:
+        if not content:
+            if may_be_empty:
+                return []
+            raise _empty_text()
+        return [{"type": "text", "text": content}]
+    blocks: list[dict[str, Any]] = []
+    for j, part in enumerate(content):
+        if type(part) is TextPart:
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        else:
+            try:
+                blocks.append({"type": "image", "source": _source_to(part.source)})
+            except ValidationError as exc:
+                raise exc.prefixed(j).prefixed("content") from None
+    if not blocks and not may_be_empty:
+        raise _empty_text()
+    return blocks
+
+
+def _content_to(content: Any) -> Any:
+    if type(content) is str:
+        if not content:
+            raise _empty_text()
+        return content
+    return _blocks_to(content)
+
+
+def _assistant_to(message: ChatMessage) -> Any:
+    content = message.content
+    if not message.tool_calls:
+        return _content_to(content)
+    blocks = [] if content is None else _blocks_to(content, may_be_empty=True)
+    for j, call in enumerate(message.tool_calls):
+        if _TOOL_ID.fullmatch(call.id) is None:
+            raise ValidationError(
+                "Anthropic tool ids must be letters, digits, '_' and '-'", f"tool_calls[{j}].id", UNSUPPORTED
+            )
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": thaw_json(call.arguments)})
+    return blocks
+
+
+def _tool_result_to(message: ChatMessage) -> dict[str, Any]:
+    if _TOOL_ID.fullmatch(message.tool_call_id) is None:  # type: ignore[arg-type]
+        raise ValidationError("Anthropic tool ids must be letters, digits, '_' and '-'", "tool_call_id", UNSUPPORTED)
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    content = message.content
+    if type(content) is str:
+        if content:
+            block["content"] = content
+    else:
+        parts = [part for part in content if type(part) is not TextPart or part.text]  # type: ignore[union-attr]
+        if parts:
+            block["content"] = _blocks_to(parts)
+    if message.is_error:
+        block["is_error"] = True
+    return block
+
+
+def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
+    """Return the ``tools`` list: ``{"name", "description"?, "input_schema", "strict"?}``.
+
+    >>> from agentmsg import ToolDefinition
+    >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object"}, strict=False)])
+    [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]
+    """
+    out = []
+    for definition in checked_tools(definitions):
+        tool: dict[str, Any] = {"name": definition.name}
+        if definition.description != definition.name:
+            tool["description"] = definition.description
+        tool["input_schema"] = thaw_json(definition.parameters)
+        if definition.strict:
+            tool["strict"] = True
+        out.append(tool)
+    return out
+
+
+# -- Anthropic -> agentmsg -------------------------------------------------------------------
+
+
+def from_messages(items: Any, system: Any = None) -> tuple[ChatMessage, ...]:
+    """Return the ``ChatMessage``s of a ``messages`` list, the ``system`` prompt first.
+
+    >>> from_messages([{"role": "user", "content": [
+    ...     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18 C", "is_error": True},
+    ...     {"type": "text", "text": "Thanks"}]}])
+    (ChatMessage(role=tool, content=<4 chars>, tool_call_id='toolu_1', is_error=True), ChatMessage(role=user, content=<6 chars>))
+
+    A user turn splits into its tool messages and a user message, in block order. ``system``
+    may be a string or a list of text blocks.
+    """
+    out: list[ChatMessage] = []
+    if system is not None:
+        out.append(ChatMessage(SYSTEM, _system_from(system)))
+    for i, item in enumerate(expect_items(items, "messages")):
+        try:
+            item = expect_object(item)
+            role = item.get("role")
+            content = item.get("content")
+            if role == "user":
+                _user_from(content, out)
+            elif role == "assistant":
+                out.append(_assistant_from(content))
+            elif role == "system":
+                out.append(ChatMessage(SYSTEM, _system_from(content, "content")))
+            elif role is None:
+                raise ValidationError("is required", "role", "missing")
+            else:
+                raise ValidationError("expected 'user' or 'assistant'", "role", "value")
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    return tuple(out)
+
+
+def _system_from(system: Any, path: str = "system") -> str:
+    if type(system) is str:
+        return system
+    if type(system) is not list:
+        raise ValidationError(f"expected a string or an array of text blocks, got {type_name(system)}", path, "type")
+    texts = []
+    for j, block in enumerate(system):
+        try:
+            block = expect_object(block)
+            if block.get("type") != "text":
+                raise ValidationError("expected a text block", "type", "value")
+            texts.append(get_str(block, "text"))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed(path) from None
+    return "".join(texts)
+
+
+def _block_kind(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if type(kind) is str:
+        return kind
+    if kind is None:
+        raise ValidationError("is required", "type", "missing")
+    raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
+
+
+def _unsupported_block(kind: str) -> ValidationError:
+    return ValidationError(f"content block type {kind[:40]!r} is not supported", "type", UNSUPPORTED)
+
+
+def _image_from(block: dict[str, Any]) -> ImagePart:
+    source = get_object(block, "source")
+    if source is None:
+        raise ValidationError("is required", "source", "missing")
+    kind = source.get("type")
+    try:
+        if kind == "base64":
+            return ImagePart(ImageSource.from_base64(get_str(source, "data"), get_str(source, "media_type")))
+        if kind == "url":
+            return ImagePart(image_from_url(source.get("url"), "url"))
+    except ValidationError as exc:
+        raise exc.prefixed("source") from None
+    raise ValidationError("image sources of this type are not supported (base64 or url)", "source.type", UNSUPPORTED)
+
+
+def _part_from(block: Any, images: bool) -> TextPart | ImagePart:
+    block = expect_object(block)
+    kind = _block_kind(block)
+    if kind == "text":
+        return TextPart(get_str(block, "text"))
+    if kind == "image" and images:
+        return _image_from(block)
+    raise _unsupported_block(kind)
+
+
+def _parts_from(content: Any, images: bool, path: str = "content") -> tuple[Any, ...]:
+    if type(content) is not list:
+        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", path, "type")
+    parts = []
+    for j, block in enumerate(content):
+        try:
+            parts.append(_part_from(block, images))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed(path) from None
+    return tuple(parts)
+
+
+def _user_from(content: Any, out: list[ChatMessage]) -> None:
+    if type(content) is str:
+        out.append(ChatMessage.user(content))
+        return
+    if type(content) is not list:
+        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", "content", "type")
+    group: list[Any] = []
+    after_results = False
+    for j, block in enumerate(content):
+        try:
+            block = expect_object(block)
+            if _block_kind(block) == "tool_result":
+                if group:
+                    out.append(ChatMessage.user(tuple(group)))
+                    group = []
+                out.append(_tool_result_from(block))
+                after_results = True
+            else:
+                group.append(_part_from(block, images=True))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed("content") from None
+    if group:
+        if after_results and len(group) == 1 and type(group[0]) is TextPart:
+            out.append(ChatMessage.user(group[0].text))
+        else:
+            out.append(ChatMessage.user(tuple(group)))
+    elif not content:
+        raise ValidationError("must hold at least one block", "content", "value")
+
+
+def _tool_result_from(block: dict[str, Any]) -> ChatMessage:
+    call_id = get_str(block, "tool_use_id")
+    content = block.get("content")
+    if content is None:
+        content = ""
+    elif type(content) is not str:
+        content = _parts_from(content, images=True) or ""
+    try:
+        return ChatMessage.tool(call_id, content, get_bool(block, "is_error", False))
+    except ValidationError as exc:
+        raise rename(exc, {"tool_call_id": "tool_use_id"}) from None
+
+
+def _assistant_from(content: Any) -> ChatMessage:
+    """Return the assistant message of a content list: one text block reads as a string."""
+    if type(content) is str:
+        return ChatMessage.assistant(content)
+    if type(content) is not list:
+        raise ValidationError(f"expected a string or an array of blocks, got {type_name(content)}", "content", "type")
+    texts: list[TextPart] = []
+    calls: list[ToolCall] = []
+    for j, block in enumerate(content):
+        try:
+            block = expect_object(block)
+            kind = _block_kind(block)
+            if kind == "text":
+                texts.append(TextPart(get_str(block, "text")))
+            elif kind == "tool_use":
+                calls.append(make_call(block.get("id"), block.get("name"), _input_of(block), _CALL_FIELDS))
+            else:
+                raise _unsupported_block(kind)
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed("content") from None
+    return _assistant(texts, tuple(calls))
+
+
+def _input_of(block: dict[str, Any]) -> Any:
+    value = block.get("input")
+    if value is None or isinstance(value, dict):
+        return value
+    raise ValidationError(f"expected an object, got {type_name(value)}", "input", "type")
+
+
+def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...]) -> ChatMessage:
+    content: Any = None
+    texts = [part for part in texts if part.text]
+    if len(texts) == 1:
+        content = texts[0].text
+    elif texts:
+        content = tuple(texts)
+    try:
+        return assistant(content, calls)
+    except ValidationError as exc:  # duplicate tool_use ids
+        raise relocate(exc, "content") from None
+
+
+def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
+    """Return the ``ToolDefinition``s of a ``tools`` list.
+
+    >>> from_tools([{"name": "now", "input_schema": {"type": "object"}}])
+    (ToolDefinition(name='now', description=<3 chars>, strict=False),)
+
+    As for OpenAI: no ``strict`` means false, a missing or blank description becomes the name.
+    Server tools (web search, bash...) are refused.
+    """
+    out = []
+    for i, item in enumerate(expect_items(items, "tools")):
+        try:
+            item = expect_object(item)
+            kind = item.get("type")
+            if kind is not None and kind != "custom":
+                raise ValidationError("only custom (client) tools are supported", "type", UNSUPPORTED)
+            schema = item.get("input_schema")
+            if schema is None:
+                raise ValidationError("is required", "input_schema", "missing")
+            fn = {**item, "parameters": schema}
+            try:
+                out.append(function_from(fn))
+            except ValidationError as exc:
+                raise rename(exc, _TOOL_FIELDS) from None
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    return tuple(out)
+
+
+def parse_response(body: Any) -> Response:
+    """Return the ``Response`` of a Messages API response body.
+
+    >>> r = parse_response({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+    ...     "content": [{"type": "text", "text": "Hi!"}], "usage": {"input_tokens": 5, "output_tokens": 2}})
+    >>> r.message.content, r.finish_reason, r.usage["output_tokens"]
+    ('Hi!', 'end_turn', 2)
+    """
+    body = expect_object(body)
+    if body.get("type") == "error":
+        error = body.get("error")
+        raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+    role = body.get("role")
+    if role is not None and role != "assistant":
+        raise ValidationError("expected 'assistant'", "role", "value")
+    content = body.get("content")
+    if content is None:
+        raise ValidationError("is required", "content", "missing")
+    message = _assistant_from(content)
+    return Response(message, get_optional_str(body, "stop_reason"), freeze_usage(body.get("usage"), "usage"))
+
+
+class StreamParser:
+    """Read Messages API stream events one by one; ``finish`` gives the whole ``Response``.
+
+    >>> parser = StreamParser()
+    >>> events = [
+    ...     {"type": "message_start", "message": {"role": "assistant", "content": [], "usage": {"input_tokens": 9}}},
+    ...     {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}},
+    ...     {"type": "ping"},
+    ...     {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{}"}},
+    ...     {"type": "content_block_stop", "index": 0},
+    ...     {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}},
+    ...     {"type": "message_stop"}]
+    >>> [parser.feed(event) for event in events][1]
+    (ToolCallDelta(index=0, id='toolu_1', name='now', arguments_delta=None),)
+    >>> r = parser.finish()
+    >>> r.message.tool_calls[0].name, r.finish_reason, dict(r.usage)
+    ('now', 'tool_use', {'input_tokens': 9, 'output_tokens': 3})
+
+    ``feed`` takes one parsed SSE ``data:`` event and returns its text deltas (strings) and
+    ``ToolCallDelta``s (``index`` counts tool calls, not content blocks). ``ping`` and event
+    types this version does not know are ignored, as Anthropic's versioning policy asks; an
+    ``error`` event, and thinking or signature deltas, raise ``ValidationError``; citations
+    are not carried.
+    """
+
+    __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage")
+
+    def __init__(self) -> None:
+        self._texts: dict[int, list[str]] = {}  # content block index -> text pieces
+        self._blocks: dict[int, int] = {}  # content block index -> tool call index
+        self._calls = ToolCallAccumulator()
+        self._call_blocks: list[int] = []  # tool call index -> content block index
+        self._finish_reason: str | None = None
+        self._usage: dict[str, Any] = {}
+
+    def feed(self, event: Any) -> tuple[str | ToolCallDelta, ...]:
+        """Take one event and return what it carried."""
+        event = expect_object(event)
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            return self._delta(event)
+        if kind == "content_block_start":
+            return self._start(event)
+        if kind == "message_delta":
+            delta = get_object(event, "delta")
+            if delta is not None:
+                try:
+                    reason = get_optional_str(delta, "stop_reason")
+                except ValidationError as exc:
+                    raise exc.prefixed("delta") from None
+                if reason is not None:
+                    self._finish_reason = reason
+            self._add_usage(event.get("usage"), "usage")
+        elif kind == "message_start":
+            message = get_object(event, "message")
+            if message is None:
+                raise ValidationError("is required", "message", "missing")
+            self._add_usage(message.get("usage"), "message.usage")
+        elif kind == "error":
+            error = event.get("error")
+            raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+        elif kind is None:
+            raise ValidationError("is required", "type", "missing")
+        elif type(kind) is not str:
+            raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
+        return ()
+
+    def _add_usage(self, usage: Any, path: str) -> None:
+        frozen = freeze_usage(usage, path)
+        if frozen:
+            self._usage.update(frozen)
+
+    def _start(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
+        index = get_index(event, "index")
+        block = get_object(event, "content_block")
+        if block is None:
+            raise ValidationError("is required", "content_block", "missing")
+        try:
+            kind = _block_kind(block)
+            if kind == "text":
+                text = get_str(block, "text")
+                self._texts[index] = [text] if text else []
+                return (text,) if text else ()
+            if kind != "tool_use":
+                raise _unsupported_block(kind)
+            value = _input_of(block)
+            ordinal = len(self._call_blocks)
+            self._blocks[index] = ordinal
+            self._call_blocks.append(index)
+            # the input streams as input_json_delta; an input given whole here is kept too
+            arguments = dump_arguments(freeze_json(value, "input")) if value else None
+            try:
+                delta = ToolCallDelta(ordinal, get_str(block, "id"), get_str(block, "name"), arguments)
+                self._calls.add(delta)
+            except ValidationError as exc:
+                raise relocate(exc, exc.path.rpartition(".")[2].replace("arguments_delta", "input")) from None
+            return (delta,)
+        except ValidationError as exc:
+            raise exc.prefixed("content_block") from None
+
+    def _delta(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
+        index = get_index(event, "index")
+        delta = get_object(event, "delta")
+        if delta is None:
+            raise ValidationError("is required", "delta", "missing")
+        try:
+            kind = _block_kind(delta)
+            if kind == "text_delta":
+                text = get_str(delta, "text")
+                pieces = self._texts.get(index)
+                if pieces is None:
+                    raise ValidationError("no text block was started at this index", "index", "value")
+                if text:
+                    pieces.append(text)
+                    return (text,)
+                return ()
+            if kind == "input_json_delta":
+                partial = get_str(delta, "partial_json")
+                ordinal = self._blocks.get(index)
+                if ordinal is None:
+                    raise ValidationError("no tool_use block was started at this index", "index", "value")
+                if not partial:
+                    return ()
+                item = ToolCallDelta(ordinal, arguments_delta=partial)
+                self._calls.add(item)
+                return (item,)
+            if kind == "citations_delta":  # citations are not carried (as in parse_response)
+                return ()
+            raise ValidationError(f"delta type {kind[:40]!r} is not supported", "type", UNSUPPORTED)
+        except ValidationError as exc:
+            if exc.path == "index":
+                raise
+            raise exc.prefixed("delta") from None
+
+    def finish(self) -> Response:
+        """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        blocks = self._call_blocks
+        fields = {"id": "id", "name": "name", "arguments": "input"}
+        calls = finish_calls(self._calls, lambda i, field: f"content[{blocks[i]}].{fields[field]}")
+        texts = [TextPart("".join(pieces)) for _, pieces in sorted(self._texts.items())]
+        usage = freeze_usage(self._usage, "usage") if self._usage else None
+        return Response(_assistant(texts, calls), self._finish_reason, usage)

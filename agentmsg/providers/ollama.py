@@ -1,0 +1,388 @@
+"""Ollama ``/api/chat``: the codec.
+
+>>> from agentmsg import ChatMessage, ToolCall
+>>> from agentmsg.providers import ollama
+>>> wire = ollama.to_messages([
+...     ChatMessage.user("Weather in Paris?"),
+...     ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})]),
+...     ChatMessage.tool("call_1", "18 C"),
+... ])
+>>> wire[2]
+{'role': 'tool', 'content': '18 C', 'tool_name': 'get_weather', 'tool_call_id': 'call_1'}
+>>> ollama.from_messages([{"role": "assistant", "content": "",
+...     "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}])[0].tool_calls[0].id
+'call_0f2223740f2a3f6795b8b237'
+
+A message's content is one string and its images a list of bare base64 strings: text parts are
+joined, image URLs are refused (Ollama cannot fetch them), ``data:`` URLs are sent as base64.
+Tool calls carry arguments as an object; a call without ``id`` gets a stable generated one
+(see ``_common.generated_id``), an ``id`` present is kept, and agentmsg ids are sent along
+(``id`` on calls, ``tool_call_id`` on tool messages: recent servers read them, older ones
+ignore them) beside the ``tool_name`` every version matches on. ``is_error`` becomes an
+``Error: `` prefix on the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._codec import expect_object, get_list, get_optional_str, type_name
+from .._frozen import FrozenDict, thaw_json
+from ..content import ImagePart, ImageSource, TextPart
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..roles import MessageRole
+from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..tools import ToolCall, ToolDefinition
+from . import Response
+from ._common import (
+    ERROR_PREFIX,
+    UNSUPPORTED,
+    assistant,
+    checked_messages,
+    checked_tools,
+    dump_arguments,
+    not_a_message,
+    expect_items,
+    finish_calls,
+    freeze_usage,
+    function_to,
+    function_tools_from,
+    generated_id,
+    get_object,
+    make_call,
+    provider_error,
+    refuse_file,
+    relocate,
+    sniff_media_type,
+    split_data_url,
+)
+
+__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+
+SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+_CALL_FIELDS = ("id", "function.name", "function.arguments")
+_ROLES = {"system": SYSTEM, "user": USER, "assistant": ASSISTANT, "tool": TOOL}
+_ROLE_NAMES = ("system", "user", "assistant", "tool")
+_METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
+
+# -- agentmsg -> Ollama ----------------------------------------------------------------------
+
+
+def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
+    """Return the ``/api/chat`` ``messages`` for a conversation.
+
+    >>> from agentmsg import ChatMessage, ImagePart, ImageSource, TextPart
+    >>> to_messages([ChatMessage.user([TextPart("What is this?"),
+    ...     ImagePart(ImageSource.from_base64("iVBORw0KGgo=", "image/png"))])])
+    [{'role': 'user', 'content': 'What is this?', 'images': ['iVBORw0KGgo=']}]
+    """
+    out: list[dict[str, Any]] = []
+    names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages that answer
+    for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
+        role = message.role
+        content = message.content
+        if type(content) is str:
+            item: dict[str, Any] = {"role": _ROLE_NAMES[role], "content": content}
+        elif content is None:
+            item = {"role": "assistant", "content": ""}
+        else:
+            item = _parts_to(_ROLE_NAMES[role], content, i)  # type: ignore[arg-type]
+        if role is ASSISTANT:
+            if message.tool_calls:
+                calls = []
+                for call in message.tool_calls:
+                    names[call.id] = call.name
+                    calls.append({"id": call.id, "function": {"name": call.name, "arguments": thaw_json(call.arguments)}})
+                item["tool_calls"] = calls
+        elif role is TOOL:
+            if message.is_error:
+                item["content"] = ERROR_PREFIX + item["content"]
+            name = names.get(message.tool_call_id)  # type: ignore[arg-type]
+            if name is None:
+                raise ValidationError(
+                    "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
+                    f"[{i}].tool_call_id",
+                    UNSUPPORTED,
+                )
+            item["tool_name"] = name
+            item["tool_call_id"] = message.tool_call_id
+        out.append(item)
+    return out
+
+
+def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
+    """Return ``{"role", "content", "images"?}``: the text parts joined, the images as base64."""
+    texts = []
+    images = []
+    for j, part in enumerate(content):
+        if type(part) is TextPart:
+            texts.append(part.text)
+        else:
+            try:
+                images.append(_base64_of(part.source))
+            except ValidationError as exc:
+                raise exc.prefixed(j).prefixed("content").prefixed(i) from None
+    item: dict[str, Any] = {"role": role, "content": "".join(texts)}
+    if images:
+        item["images"] = images
+    return item
+
+
+def _base64_of(source: ImageSource) -> str:
+    if source.type == "base64":
+        return source.data  # type: ignore[return-value]
+    if source.type == "url":
+        parts = split_data_url(source.url)  # type: ignore[arg-type]
+        if parts is not None:
+            return parts[1]
+        raise ValidationError(
+            "Ollama cannot fetch image URLs: download the image and use ImageSource.from_base64",
+            "source",
+            UNSUPPORTED,
+        )
+    raise refuse_file()
+
+
+def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
+    """Return the ``tools`` list, in the OpenAI function shape Ollama takes.
+
+    >>> from agentmsg import ToolDefinition
+    >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object"}, strict=False)])
+    [{'type': 'function', 'function': {'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object'}}}]
+
+    ``strict`` is sent as ``function.strict`` when true, so it comes back; Ollama does not
+    enforce it: check the arguments yourself.
+    """
+    return [{"type": "function", "function": function_to(definition)} for definition in checked_tools(definitions)]
+
+
+# -- Ollama -> agentmsg ----------------------------------------------------------------------
+
+
+def from_messages(items: Any) -> tuple[ChatMessage, ...]:
+    """Return the ``ChatMessage``s of an ``/api/chat`` ``messages`` list.
+
+    >>> msgs = from_messages([
+    ...     {"role": "user", "content": "Weather?"},
+    ...     {"role": "assistant", "content": "", "tool_calls": [
+    ...         {"function": {"name": "temp", "arguments": {"city": "Oslo"}}},
+    ...         {"function": {"name": "sky", "arguments": {"city": "Oslo"}}}]},
+    ...     {"role": "tool", "tool_name": "sky", "content": "Rain"},
+    ...     {"role": "tool", "tool_name": "temp", "content": "4 C"}])
+    >>> [(m.tool_call_id == c.id) for m, c in zip(msgs[2:], reversed(msgs[1].tool_calls))]
+    [True, True]
+
+    Calls without ``id`` get ``generated_id("messages[i]", j, name, arguments)``. A tool message
+    answers the call named by its ``tool_call_id``; else the first unanswered call of the last
+    assistant message with its ``tool_name``; else the first unanswered call. Images (bare
+    base64) get their media type from their first bytes. ``thinking`` is not carried.
+    """
+    out: list[ChatMessage] = []
+    pending: list[ToolCall] = []  # calls of the last assistant message not answered yet
+    for i, item in enumerate(expect_items(items, "messages")):
+        try:
+            item = expect_object(item)
+            role = _role_of(item)
+            content = _content_from(item, role)
+            if role is ASSISTANT:
+                calls = _calls_from(item, f"messages[{i}]")
+                message = assistant(content, calls)
+                pending = list(calls)
+            elif role is TOOL:
+                message = ChatMessage.tool(_answered(item, pending), content)
+            elif role is USER:
+                message = ChatMessage.user(content)
+            else:
+                message = ChatMessage(SYSTEM, content)
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+        out.append(message)
+    return tuple(out)
+
+
+def _role_of(item: dict[str, Any]) -> MessageRole:
+    role = item.get("role")
+    found = _ROLES.get(role) if type(role) is str else None
+    if found is None:
+        if role is None:
+            raise ValidationError("is required", "role", "missing")
+        raise ValidationError("expected 'system', 'user', 'assistant' or 'tool'", "role", "value")
+    return found
+
+
+def _content_from(item: dict[str, Any], role: MessageRole) -> Any:
+    text = get_optional_str(item, "content") or ""
+    images = get_list(item, "images")
+    if not images:
+        return text
+    if role is not USER and role is not TOOL:
+        raise ValidationError(f"images in {role} messages are not supported", "images", UNSUPPORTED)
+    parts: list[Any] = [TextPart(text)] if text else []
+    for k, data in enumerate(images):
+        path = f"images[{k}]"
+        if type(data) is not str:
+            raise ValidationError(f"expected a base64 string, got {type_name(data)}", path, "type")
+        try:
+            split = split_data_url(data)
+            if split is not None:
+                source = ImageSource.from_base64(split[1], split[0])
+            else:
+                source = ImageSource.from_base64(data, sniff_media_type(data, path))
+        except ValidationError as exc:
+            raise relocate(exc, path) from None
+        parts.append(ImagePart(source))
+    return tuple(parts)
+
+
+def _calls_from(item: dict[str, Any], scope: str) -> tuple[ToolCall, ...]:
+    calls = []
+    for j, call in enumerate(get_list(item, "tool_calls")):
+        try:
+            calls.append(_call_from(call, scope, j))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed("tool_calls") from None
+    return tuple(calls)
+
+
+def _call_from(call: Any, scope: str, index: int) -> ToolCall:
+    call = expect_object(call)
+    fn = get_object(call, "function")
+    if fn is None:
+        raise ValidationError("is required", "function", "missing")
+    call_id = call.get("id")
+    # without an id, build with a placeholder first: name and arguments are checked, then hashed
+    made = make_call("call_" if call_id is None else call_id, fn.get("name"), fn.get("arguments"), _CALL_FIELDS)
+    if call_id is None:
+        return ToolCall(generated_id(scope, index, made.name, made.arguments), made.name, made.arguments)
+    return made
+
+
+def _answered(item: dict[str, Any], pending: list[ToolCall]) -> str:
+    """Return the id of the call a tool message answers (and mark that call answered)."""
+    call_id = get_optional_str(item, "tool_call_id")
+    name = get_optional_str(item, "tool_name")
+    for k, call in enumerate(pending):
+        if call_id is not None:
+            found = call.id == call_id
+        else:
+            found = name is None or call.name == name
+        if found:
+            del pending[k]
+            return call.id
+    if call_id:
+        return call_id  # an id the history does not show: kept, the conversation check judges it
+    raise ValidationError(
+        "answers no unanswered tool call of the last assistant message", "tool_name", "value"
+    )
+
+
+def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
+    """Return the ``ToolDefinition``s of a ``tools`` list (as for OpenAI).
+
+    >>> from_tools([{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}])
+    (ToolDefinition(name='now', description=<3 chars>, strict=False),)
+    """
+    return function_tools_from(items)
+
+
+def _metrics(body: dict[str, Any]) -> FrozenDict | None:
+    usage = {key: body[key] for key in _METRICS if body.get(key) is not None}
+    return freeze_usage(usage, "") if usage else None
+
+
+def parse_response(body: Any) -> Response:
+    """Return the ``Response`` of a non-streamed ``/api/chat`` body.
+
+    >>> r = parse_response({"model": "llama3.2", "created_at": "2025-07-07T20:43:37Z",
+    ...     "message": {"role": "assistant", "content": "11 C in Toronto."},
+    ...     "done": True, "done_reason": "stop", "prompt_eval_count": 94, "eval_count": 11})
+    >>> r.message.content, r.finish_reason, dict(r.usage)
+    ('11 C in Toronto.', 'stop', {'prompt_eval_count': 94, 'eval_count': 11})
+
+    ``usage`` holds the token counts and durations Ollama reports. Generated call ids use the
+    response's ``created_at`` as scope.
+    """
+    body = expect_object(body)
+    if body.get("error") is not None:
+        raise provider_error(None, "error")
+    message = get_object(body, "message")
+    if message is None:
+        raise ValidationError("is required", "message", "missing")
+    try:
+        role = message.get("role")
+        if role is not None and role != "assistant":
+            raise ValidationError("expected 'assistant'", "role", "value")
+        result = assistant(_content_from(message, ASSISTANT), _calls_from(message, _scope(body)))
+    except ValidationError as exc:
+        raise exc.prefixed("message") from None
+    return Response(result, get_optional_str(body, "done_reason"), _metrics(body))
+
+
+def _scope(body: dict[str, Any]) -> str:
+    created = body.get("created_at")
+    return created if type(created) is str else ""
+
+
+class StreamParser:
+    """Read ``/api/chat`` NDJSON lines (parsed) one by one; ``finish`` gives the whole ``Response``.
+
+    >>> parser = StreamParser()
+    >>> parser.feed({"message": {"role": "assistant", "content": "", "tool_calls": [
+    ...     {"function": {"name": "get_weather", "arguments": {"city": "Tokyo"}}}]}, "done": False})
+    (ToolCallDelta(index=0, id='call_5c6d2679ad1a16625030185d', name='get_weather', arguments_delta=<16 chars>),)
+    >>> parser.feed({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop", "eval_count": 15})
+    ()
+    >>> r = parser.finish()
+    >>> dict(r.message.tool_calls[0].arguments), r.finish_reason, dict(r.usage)
+    ({'city': 'Tokyo'}, 'stop', {'eval_count': 15})
+
+    Text arrives as ``message.content`` pieces; a tool call arrives whole in one line, and its
+    generated id (when it has none) uses that line's ``created_at`` as scope. The last line has
+    ``done: true``, ``done_reason`` and the counts.
+    """
+
+    __slots__ = ("_texts", "_calls", "_count", "_finish_reason", "_usage")
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._calls = ToolCallAccumulator()
+        self._count = 0
+        self._finish_reason: str | None = None
+        self._usage: FrozenDict | None = None
+
+    def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
+        """Take one line (a dict) and return what it carried."""
+        chunk = expect_object(chunk)
+        if chunk.get("error") is not None:
+            raise provider_error(None, "error")
+        out: list[str | ToolCallDelta] = []
+        message = get_object(chunk, "message")
+        if message is not None:
+            try:
+                text = get_optional_str(message, "content")
+                if text:
+                    self._texts.append(text)
+                    out.append(text)
+                if get_list(message, "images"):
+                    raise ValidationError("images in assistant messages are not supported", "images", UNSUPPORTED)
+                calls = _calls_from(message, _scope(chunk))
+            except ValidationError as exc:
+                raise exc.prefixed("message") from None
+            for call in calls:
+                delta = ToolCallDelta(self._count, call.id, call.name, dump_arguments(call.arguments))
+                self._calls.add(delta)
+                self._count += 1
+                out.append(delta)
+        if chunk.get("done") is True:
+            self._finish_reason = get_optional_str(chunk, "done_reason")
+            self._usage = _metrics(chunk)
+        return tuple(out)
+
+    def finish(self) -> Response:
+        """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        calls = finish_calls(self._calls, lambda i, field: f"message.tool_calls[{i}]")
+        return Response(assistant("".join(self._texts), calls), self._finish_reason, self._usage)

@@ -1,0 +1,471 @@
+"""OpenAI Chat Completions (and vLLM and other OpenAI-compatible servers): the codec.
+
+>>> from agentmsg import ChatMessage, ToolCall
+>>> from agentmsg.providers import openai
+>>> wire = openai.to_messages([
+...     ChatMessage.user("Weather in Paris?"),
+...     ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})]),
+...     ChatMessage.tool("call_1", "18 C"),
+... ])
+>>> wire[1]
+{'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Paris"}'}}]}
+>>> openai.from_messages(wire)[1].tool_calls[0].arguments
+FrozenDict({'city': 'Paris'})
+
+Rules for what Chat Completions cannot express (the README has the full table): a tool
+message's ``is_error`` becomes an ``Error: `` prefix on its text; images in a tool result move
+to a user message right after the run of tool messages; base64 images travel as ``data:``
+URLs (and come back as base64); file images are refused. A ``refusal`` becomes the message
+text and ``Response.refusal``. vLLM's variants (no ``type`` on a tool call, ``""`` content
+beside tool calls, no ``arguments`` in a call's first chunk) are accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._codec import expect_object, get_list, get_optional_str, get_str, type_name
+from ..content import ImagePart, TextPart
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..roles import MessageRole
+from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..tools import ToolCall, ToolDefinition
+from . import Response
+from ._common import (
+    ERROR_PREFIX,
+    UNSUPPORTED,
+    assistant,
+    checked_messages,
+    checked_tools,
+    dump_arguments,
+    expect_items,
+    finish_calls,
+    freeze_usage,
+    function_to,
+    function_tools_from,
+    get_index,
+    get_object,
+    image_from_url,
+    image_url,
+    make_call,
+    not_a_message,
+    provider_error,
+    relocate,
+)
+
+__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+
+SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+_CALL_FIELDS = ("id", "function.name", "function.arguments")
+_DELTA_FIELDS = {"id": "id", "name": "function.name", "arguments": "function.arguments"}
+
+# -- agentmsg -> OpenAI ----------------------------------------------------------------------
+
+
+def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
+    """Return the Chat Completions ``messages`` for a conversation.
+
+    >>> from agentmsg import ChatMessage
+    >>> to_messages([ChatMessage.system("Be brief."), ChatMessage.user("Hi")])
+    [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]
+    """
+    out: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []  # images taken out of tool results, sent after the run
+    for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
+        role = message.role
+        if held and role is not TOOL:
+            out.append({"role": "user", "content": held})
+            held = []
+        try:
+            if role is TOOL:
+                out.append(_tool_to(message, held))
+            elif role is ASSISTANT:
+                out.append(_assistant_to(message))
+            else:
+                out.append({"role": "user" if role is USER else "system", "content": _content_to(message.content)})
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    if held:
+        out.append({"role": "user", "content": held})
+    return out
+
+
+def _part_to(part: Any, j: int) -> dict[str, Any]:
+    if type(part) is TextPart:
+        return {"type": "text", "text": part.text}
+    try:
+        return {"type": "image_url", "image_url": {"url": image_url(part.source)}}
+    except ValidationError as exc:
+        raise exc.prefixed(j).prefixed("content") from None
+
+
+def _content_to(content: Any) -> Any:
+    if type(content) is str or content is None:
+        return content
+    return [_part_to(part, j) for j, part in enumerate(content)]
+
+
+def _assistant_to(message: ChatMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": _content_to(message.content)}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": dump_arguments(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    return out
+
+
+def _tool_to(message: ChatMessage, held: list[dict[str, Any]]) -> dict[str, Any]:
+    content = message.content
+    wire: Any
+    if type(content) is str:
+        wire = ERROR_PREFIX + content if message.is_error else content
+    else:
+        wire = [{"type": "text", "text": part.text} for part in content if type(part) is TextPart]  # type: ignore[union-attr]
+        images = [(j, part) for j, part in enumerate(content) if type(part) is ImagePart]  # type: ignore[arg-type]
+        if images:
+            held.append({"type": "text", "text": f"Images returned by tool call {message.tool_call_id}:"})
+            held.extend(_part_to(part, j) for j, part in images)
+        if message.is_error:
+            if wire:
+                wire[0] = {"type": "text", "text": ERROR_PREFIX + wire[0]["text"]}
+            else:
+                wire = ERROR_PREFIX.rstrip()
+        elif not wire:
+            wire = ""
+    return {"role": "tool", "tool_call_id": message.tool_call_id, "content": wire}
+
+
+def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
+    """Return the ``tools`` list: ``{"type": "function", "function": {...}}`` per definition.
+
+    >>> from agentmsg import ToolDefinition
+    >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object", "properties": {}}, strict=False)])
+    [{'type': 'function', 'function': {'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object', 'properties': {}}}}]
+
+    ``strict`` is sent only when true (absent means false); a description equal to the name
+    is left out (that is how a tool without description comes back, see ``from_tools``).
+    """
+    return [{"type": "function", "function": function_to(definition)} for definition in checked_tools(definitions)]
+
+
+# -- OpenAI -> agentmsg ----------------------------------------------------------------------
+
+
+def from_messages(items: Any) -> tuple[ChatMessage, ...]:
+    """Return the ``ChatMessage``s of a Chat Completions ``messages`` list.
+
+    >>> from_messages([{"role": "developer", "content": "Be brief."}, {"role": "user", "content": "Hi"}])
+    (ChatMessage(role=system, content=<9 chars>), ChatMessage(role=user, content=<2 chars>))
+
+    ``developer`` reads as system. Fields with no agentmsg counterpart (``name``, image
+    ``detail``, ``annotations``) are not carried; ``function`` messages, audio and file parts
+    are refused.
+    """
+    out = []
+    for i, item in enumerate(expect_items(items, "messages")):
+        try:
+            out.append(_message_from(item))
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    return tuple(out)
+
+
+def _message_from(item: Any) -> ChatMessage:
+    item = expect_object(item)
+    role = item.get("role")
+    if role == "user":
+        return ChatMessage.user(_content_from(item, images=True))
+    if role == "assistant":
+        return _assistant_from(item)[0]
+    if role == "tool":
+        call_id = get_str(item, "tool_call_id")
+        return ChatMessage.tool(call_id, _content_from(item, images=False))
+    if role == "system" or role == "developer":
+        return ChatMessage(SYSTEM, _content_from(item, images=False))
+    if role is None:
+        raise ValidationError("is required", "role", "missing")
+    if type(role) is not str:
+        raise ValidationError(f"expected a string, got {type_name(role)}", "role", "type")
+    raise ValidationError(
+        "expected 'system', 'developer', 'user', 'assistant' or 'tool' (function messages are not supported)",
+        "role",
+        UNSUPPORTED if role == "function" else "value",
+    )
+
+
+def _content_from(item: dict[str, Any], images: bool) -> Any:
+    content = item.get("content")
+    if type(content) is str:
+        return content
+    if content is None:
+        raise ValidationError("is required", "content", "missing")
+    if type(content) is not list:
+        raise ValidationError(f"expected a string or an array of parts, got {type_name(content)}", "content", "type")
+    parts = []
+    for j, part in enumerate(content):
+        try:
+            parts.append(_part_from(part, images))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed("content") from None
+    if not parts:
+        raise ValidationError("must hold at least one part", "content", "value")
+    return tuple(parts)
+
+
+def _part_from(part: Any, images: bool) -> TextPart | ImagePart:
+    part = expect_object(part)
+    kind = part.get("type")
+    if kind == "text":
+        return TextPart(get_str(part, "text"))
+    if kind == "image_url" and images:
+        image = part.get("image_url")
+        if type(image) is str:  # an older, still accepted shape
+            return ImagePart(image_from_url(image, "image_url"))
+        if image is None:
+            raise ValidationError("is required", "image_url", "missing")
+        image = expect_object(image, "image_url")
+        return ImagePart(image_from_url(image.get("url"), "image_url.url"))
+    if kind is None:
+        raise ValidationError("is required", "type", "missing")
+    if type(kind) is not str:
+        raise ValidationError(f"expected a string, got {type_name(kind)}", "type", "type")
+    raise ValidationError(f"content part type {kind[:40]!r} is not supported here", "type", UNSUPPORTED)
+
+
+def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
+    """Return the assistant message and its refusal text (or None)."""
+    content = item.get("content")
+    text: Any
+    if content is None or type(content) is str:
+        text = content
+    elif type(content) is list:
+        text = []
+        for j, part in enumerate(content):
+            try:
+                part = expect_object(part)
+                if part.get("type") == "refusal":
+                    text.append(TextPart(get_str(part, "refusal")))
+                else:
+                    text.append(_part_from(part, images=False))
+            except ValidationError as exc:
+                raise exc.prefixed(j).prefixed("content") from None
+        text = tuple(text) or None
+    else:
+        raise ValidationError(f"expected a string, an array of parts or null, got {type_name(content)}", "content", "type")
+    refusal = get_optional_str(item, "refusal") or None
+    if refusal is not None:
+        if not text:
+            text = refusal
+        elif type(text) is str:
+            text = (TextPart(text), TextPart(refusal))
+        else:
+            text = (*text, TextPart(refusal))
+    for key in ("function_call", "audio"):
+        if item.get(key) is not None:
+            raise ValidationError(f"{key} is not supported (use tool calls / text)", key, UNSUPPORTED)
+    calls = []
+    for j, call in enumerate(get_list(item, "tool_calls")):
+        try:
+            calls.append(_call_from(call))
+        except ValidationError as exc:
+            raise exc.prefixed(j).prefixed("tool_calls") from None
+    try:
+        return assistant(text, tuple(calls)), refusal
+    except ValidationError as exc:  # duplicate call ids: the paths coincide with OpenAI's
+        if exc.path.startswith("tool_calls"):
+            raise
+        raise relocate(exc, "content") from None
+
+
+def _call_from(call: Any) -> ToolCall:
+    call = expect_object(call)
+    kind = call.get("type")
+    if kind is not None and kind != "function":
+        raise ValidationError("only function tool calls are supported", "type", UNSUPPORTED)
+    fn = get_object(call, "function")
+    if fn is None:
+        raise ValidationError("is required", "function", "missing")
+    return make_call(call.get("id"), fn.get("name"), fn.get("arguments"), _CALL_FIELDS)
+
+
+def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
+    """Return the ``ToolDefinition``s of a ``tools`` list.
+
+    >>> from_tools([{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}])
+    (ToolDefinition(name='now', description=<3 chars>, strict=False),)
+
+    A missing ``strict`` means false; a missing or blank description becomes the tool's name
+    (agentmsg requires one); missing ``parameters`` mean an empty object schema.
+    """
+    return function_tools_from(items)
+
+
+def parse_response(body: Any) -> Response:
+    """Return the ``Response`` of a ``chat.completion`` body.
+
+    >>> r = parse_response({"choices": [{"index": 0, "finish_reason": "stop",
+    ...     "message": {"role": "assistant", "content": "Hi!", "refusal": None}}],
+    ...     "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}})
+    >>> r.message.content, r.finish_reason, r.usage["total_tokens"]
+    ('Hi!', 'stop', 7)
+
+    A response with several choices (``n`` > 1) is refused.
+    """
+    body = expect_object(body)
+    if body.get("error") is not None and "choices" not in body:
+        error = body["error"]
+        raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+    choices = get_list(body, "choices")
+    if not choices:
+        raise ValidationError("must hold one choice", "choices", "missing")
+    if len(choices) > 1:
+        raise ValidationError("several choices (n > 1) are not supported: request one", "choices", UNSUPPORTED)
+    try:
+        choice = expect_object(choices[0])
+        message = get_object(choice, "message")
+        if message is None:
+            raise ValidationError("is required", "message", "missing")
+        try:
+            role = message.get("role")
+            if role is not None and role != "assistant":
+                raise ValidationError("expected 'assistant'", "role", "value")
+            result, refusal = _assistant_from(message)
+        except ValidationError as exc:
+            raise exc.prefixed("message") from None
+        finish_reason = get_optional_str(choice, "finish_reason")
+    except ValidationError as exc:
+        raise exc.prefixed(0).prefixed("choices") from None
+    return Response(result, finish_reason, freeze_usage(body.get("usage"), "usage"), refusal)
+
+
+class StreamParser:
+    """Read ``chat.completion.chunk`` objects one by one; ``finish`` gives the whole ``Response``.
+
+    >>> parser = StreamParser()
+    >>> parser.feed({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}}]})
+    ('Hel',)
+    >>> parser.feed({"choices": [{"index": 0, "delta": {"content": "lo"}, "finish_reason": "stop"}]})
+    ('lo',)
+    >>> parser.feed({"choices": [], "usage": {"total_tokens": 12}})
+    ()
+    >>> r = parser.finish()
+    >>> r.message.content, r.finish_reason, r.usage["total_tokens"]
+    ('Hello', 'stop', 12)
+
+    ``feed`` returns text deltas as strings and ``ToolCallDelta``s in order (a refusal streams
+    as text too); tool calls may interleave by ``index``, their id and name arriving only in
+    their first chunk. The final usage chunk has no choices. Chunks that are not dicts or
+    break the format raise ``ValidationError``.
+    """
+
+    __slots__ = ("_texts", "_refusal", "_calls", "_finish_reason", "_usage")
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._refusal: list[str] = []
+        self._calls = ToolCallAccumulator()
+        self._finish_reason: str | None = None
+        self._usage: Any = None
+
+    def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
+        """Take one chunk (a parsed ``data:`` payload) and return what it carried."""
+        chunk = expect_object(chunk)
+        if chunk.get("error") is not None:
+            error = chunk["error"]
+            raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+        usage = chunk.get("usage")
+        if usage is not None:
+            self._usage = freeze_usage(usage, "usage")
+        choices = chunk.get("choices")
+        if not choices:
+            if choices is not None and type(choices) is not list:
+                raise ValidationError(f"expected an array, got {type_name(choices)}", "choices", "type")
+            return ()
+        if type(choices) is not list:
+            raise ValidationError(f"expected an array, got {type_name(choices)}", "choices", "type")
+        out: list[str | ToolCallDelta] = []
+        for k, choice in enumerate(choices):
+            try:
+                self._choice(choice, out)
+            except ValidationError as exc:
+                raise exc.prefixed(k).prefixed("choices") from None
+        return tuple(out)
+
+    def _choice(self, choice: Any, out: list[str | ToolCallDelta]) -> None:
+        choice = expect_object(choice)
+        index = choice.get("index", 0)
+        if index != 0 or type(index) is not int:
+            if type(index) is not int:
+                raise ValidationError(f"expected an integer, got {type_name(index)}", "index", "type")
+            raise ValidationError("several choices (n > 1) are not supported: request one", "index", UNSUPPORTED)
+        delta = get_object(choice, "delta")
+        if delta is not None:
+            try:
+                self._delta(delta, out)
+            except ValidationError as exc:
+                raise exc.prefixed("delta") from None
+        reason = get_optional_str(choice, "finish_reason")
+        if reason is not None:
+            self._finish_reason = reason
+
+    def _delta(self, delta: dict[str, Any], out: list[str | ToolCallDelta]) -> None:
+        content = get_optional_str(delta, "content")
+        if content:
+            self._texts.append(content)
+            out.append(content)
+        refusal = get_optional_str(delta, "refusal")
+        if refusal:
+            self._refusal.append(refusal)
+            out.append(refusal)
+        if delta.get("function_call") is not None:
+            raise ValidationError("function_call is not supported (use tool calls)", "function_call", UNSUPPORTED)
+        calls = delta.get("tool_calls")
+        if calls:
+            if type(calls) is not list:
+                raise ValidationError(f"expected an array, got {type_name(calls)}", "tool_calls", "type")
+            for j, call in enumerate(calls):
+                try:
+                    out.append(self._call_delta(call))
+                except ValidationError as exc:
+                    raise exc.prefixed(j).prefixed("tool_calls") from None
+
+    def _call_delta(self, call: Any) -> ToolCallDelta:
+        call = expect_object(call)
+        index = get_index(call, "index")
+        kind = call.get("type")
+        if kind is not None and kind != "function":
+            raise ValidationError("only function tool calls are supported", "type", UNSUPPORTED)
+        name = arguments = None
+        fn = get_object(call, "function")
+        if fn is not None:
+            try:
+                name = get_optional_str(fn, "name") or None
+                arguments = get_optional_str(fn, "arguments") or None
+            except ValidationError as exc:
+                raise exc.prefixed("function") from None
+        try:
+            delta = ToolCallDelta(index, get_optional_str(call, "id") or None, name, arguments)
+            self._calls.add(delta)
+        except ValidationError as exc:
+            field = exc.path.rpartition(".")[2]
+            raise relocate(exc, _DELTA_FIELDS.get(field, "function.arguments")) from None
+        return delta
+
+    def finish(self) -> Response:
+        """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        calls = finish_calls(self._calls, lambda i, field: f"tool_calls[{i}].{_DELTA_FIELDS[field]}")
+        text = "".join(self._texts)
+        refusal = "".join(self._refusal) or None
+        content: Any = text or None
+        if refusal is not None:
+            content = refusal if not text else (TextPart(text), TextPart(refusal))
+        return Response(assistant(content, calls), self._finish_reason, self._usage, refusal)
