@@ -23,6 +23,16 @@ SCHEMA_FILES: dict[str, tuple[str, str]] = {
     "tool_call_delta": ("core.schema.json", "tool_call_delta"),
     "event": ("events.schema.json", ""),
     "history_entry": ("events.schema.json", "history_entry"),
+    # records (agentmsg.records): the envelope, then one schema per record type and version
+    "record": ("record.json", ""),
+    "record_text_v1": ("record_text_v1.json", ""),
+    "record_image_v1": ("record_image_v1.json", ""),
+    "record_file_reference_v1": ("record_file_reference_v1.json", ""),
+    "record_file_reference_v2": ("record_file_reference_v2.json", ""),
+    "record_tool_request_v1": ("record_tool_request_v1.json", ""),
+    "record_tool_result_v1": ("record_tool_result_v1.json", ""),
+    "record_system_control_v1": ("record_system_control_v1.json", ""),
+    "record_mcp_resource_v1": ("record_mcp_resource_v1.json", ""),
 }
 
 

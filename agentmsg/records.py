@@ -1,0 +1,1364 @@
+"""Message records: what happened in a conversation, as tagged, versioned documents.
+
+>>> from agentmsg.records import FileReference, decode
+>>> ref = FileReference(id="r1", path="src/./app.py", start_line=3, end_line=4)
+>>> ref.path, ref.status
+('src/app.py', 'pending')
+>>> doc = ref.to_dict()
+>>> doc["type"], doc["version"], doc["id"], doc["data"]["path"]
+('file_reference', 2, 'r1', 'src/app.py')
+>>> decode(doc) == ref
+True
+
+Theory of operation. Every record encodes to one envelope::
+
+    {"type": "<variant>", "version": <int >= 1>, "id": "<non-empty>", "data": {...}}
+
+``decode`` reads the envelope, then, for a known ``type``, runs the migration steps registered
+for ``(type, version)``, ``(type, version + 1)``... until the data is at the variant's current
+``VERSION``, and builds the record from it. A ``type`` it does not know, or a version newer than
+it knows, is kept as an ``UnknownRecord`` holding the document exactly (a warning is logged to
+``agentmsg.records``), so a newer writer's records survive an older reader. Records do no I/O:
+processors fill them in later through ``resolve``/``fail``-style methods that return an updated
+copy. Ids are never generated while decoding; constructors default to ``new_record_id()``.
+"""
+
+import base64
+import binascii
+import logging
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
+
+from ._checks import (
+    check_bool,
+    check_branch_name,
+    check_choice,
+    check_float,
+    check_int,
+    check_keys,
+    check_object,
+    check_opt_str,
+    check_str,
+    required,
+    sized,
+)
+from ._codec import type_name
+from ._frozen import FrozenDict, freeze_json, thaw_json
+from ._time import check_timestamp, format_timestamp, parse_timestamp
+from .content import ImageSource, TextPart
+from .errors import ValidationError
+from .roles import MessageRole
+from .tools import ToolCall
+
+__all__ = [
+    "FileReference",
+    "ImageRecord",
+    "McpResource",
+    "Record",
+    "RequestedToolCall",
+    "SystemControl",
+    "TextRecord",
+    "ToolRequest",
+    "ToolResultRecord",
+    "UnknownRecord",
+    "decode",
+    "new_record_id",
+]
+
+_log = logging.getLogger("agentmsg.records")
+
+Mode = Literal["plan", "act"]
+MODES: tuple[Mode, ...] = ("plan", "act")
+RecognitionMode = Literal["vision", "ocr", "auto"]
+ImageState = Literal["pending", "recognized", "failed"]
+FileStatus = Literal["pending", "resolved", "failed"]
+Approval = Literal["pending", "approved", "denied"]
+ResultStatus = Literal["success", "error"]
+ControlKind = Literal["mode_change", "branch_switch"]
+ResourceStatus = Literal["pending", "retrieved", "failed"]
+
+_RECOGNITION_MODES: tuple[RecognitionMode, ...] = ("vision", "ocr", "auto")
+_USED_MODES: tuple[Literal["vision", "ocr"], ...] = ("vision", "ocr")
+_IMAGE_STATES: tuple[ImageState, ...] = ("pending", "recognized", "failed")
+_FILE_STATUSES: tuple[FileStatus, ...] = ("pending", "resolved", "failed")
+_APPROVALS: tuple[Approval, ...] = ("pending", "approved", "denied")
+_RESULT_STATUSES: tuple[ResultStatus, ...] = ("success", "error")
+_CONTROL_KINDS: tuple[ControlKind, ...] = ("mode_change", "branch_switch")
+_RESOURCE_STATUSES: tuple[ResourceStatus, ...] = ("pending", "retrieved", "failed")
+_TEXT_ROLES = (MessageRole.SYSTEM, MessageRole.USER, MessageRole.ASSISTANT)
+_ENVELOPE_KEYS = frozenset({"type", "version", "id", "data"})
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S*")
+_MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?")
+
+
+def new_record_id() -> str:
+    """Return a fresh random record id (32 lowercase hex digits).
+
+    >>> rid = new_record_id()
+    >>> len(rid), rid == rid.lower(), rid != new_record_id()
+    (32, True, True)
+    """
+    return uuid.uuid4().hex
+
+
+def _check_id(value: object, path: str = "id") -> str:
+    return check_str(value, path, empty=False)
+
+
+def _envelope(record_type: str, version: int, record_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"type": record_type, "version": version, "id": record_id, "data": data}
+
+
+def _put(data: dict[str, Any], key: str, value: Any) -> None:
+    """Write an optional field only when it is set, so documents stay short."""
+    if value is not None:
+        data[key] = value
+
+
+def _time_field(data: Mapping[str, Any], key: str) -> Optional[datetime]:
+    value = data.get(key)
+    return None if value is None else parse_timestamp(value, key)
+
+
+# --- text -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextRecord:
+    """Hold what a user, the assistant or the system said, as one or more text parts.
+
+    >>> rec = TextRecord.of("user", "Summarize the file.", id="t1")
+    >>> rec
+    TextRecord(id='t1', role='user', parts=1, text=<19 chars>)
+    >>> rec.to_dict()
+    {'type': 'text', 'version': 1, 'id': 't1', 'data': {'role': 'user', 'parts': [{'type': 'text', 'text': 'Summarize the file.'}]}}
+    """
+
+    TYPE: ClassVar[str] = "text"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    role: MessageRole
+    parts: tuple[TextPart, ...]
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        role = self.role if isinstance(self.role, MessageRole) else MessageRole.parse(self.role)
+        if role not in _TEXT_ROLES:
+            raise ValidationError("must be one of system, user, assistant", "role", "value")
+        object.__setattr__(self, "role", role)
+        if not isinstance(self.parts, (list, tuple)):
+            raise ValidationError(f"expected an array, got {type_name(self.parts)}", "parts", "type")
+        if not self.parts:
+            raise ValidationError("must hold at least one part", "parts", "value")
+        for index, part in enumerate(self.parts):
+            if not isinstance(part, TextPart):
+                raise ValidationError(f"expected a TextPart, got {type(part).__name__}", f"parts[{index}]", "type")
+        object.__setattr__(self, "parts", tuple(self.parts))
+
+    @classmethod
+    def of(cls, role: Union[MessageRole, str], text: str, *, id: Optional[str] = None) -> "TextRecord":
+        """Build a one-part text record.
+
+        >>> TextRecord.of("assistant", "Done.", id="t2").text
+        'Done.'
+        """
+        return cls(id=new_record_id() if id is None else id, role=role, parts=(TextPart(text),))  # type: ignore[arg-type]
+
+    @property
+    def text(self) -> str:
+        """Return the parts' text joined together.
+
+        >>> TextRecord(id="t", role=MessageRole.USER, parts=(TextPart("a"), TextPart("b"))).text
+        'ab'
+        """
+        return "".join(part.text for part in self.parts)
+
+    def __repr__(self) -> str:
+        return f"TextRecord(id={self.id!r}, role={str(self.role)!r}, parts={len(self.parts)}, text={sized(self.text)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope (see the module docstring).
+
+        >>> TextRecord.of("system", "Be brief.", id="t").to_dict()["data"]["role"]
+        'system'
+        """
+        data = {"role": str(self.role), "parts": [part.to_dict() for part in self.parts]}
+        return _envelope(self.TYPE, self.VERSION, self.id, data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "TextRecord":
+        """Decode an envelope of this type (older versions are migrated).
+
+        >>> TextRecord.from_dict({"type": "text", "version": 1, "id": "t", "data": {"role": "user"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.parts: is required
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "TextRecord":
+        check_keys(data, frozenset({"role", "parts"}))
+        role = required(data, "role")
+        check_str(role, "role")
+        items = required(data, "parts")
+        if not isinstance(items, list):
+            raise ValidationError(f"expected an array, got {type_name(items)}", "parts", "type")
+        parts = []
+        for index, item in enumerate(items):
+            try:
+                item = check_object(item)
+                if check_str(required(item, "type"), "type") != "text":
+                    raise ValidationError("must be text (images are image records)", "type", "value")
+                check_keys(item, frozenset({"type", "text"}))
+                parts.append(TextPart(check_str(required(item, "text"), "text")))
+            except ValidationError as err:
+                raise err.prefixed(index).prefixed("parts") from None
+        return cls(id=record_id, role=role, parts=tuple(parts))
+
+
+# --- image ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImageRecord:
+    """Hold an image, how it should be recognised, and (once processed) what was recognised.
+
+    ``mode`` asks for ``vision`` (send the image to the model), ``ocr`` (send the recognised
+    text) or ``auto`` (the processor decides; ``recognized_by`` says which it used).
+
+    >>> img = ImageRecord(id="i1", source=ImageSource.from_url("https://example.com/a.png"), mode="ocr")
+    >>> done = img.with_ocr("Total: 42", confidence=0.93, language="en")
+    >>> done.state, done.recognized_by, done.confidence
+    ('recognized', 'ocr', 0.93)
+    >>> done
+    ImageRecord(id='i1', source='url', mode='ocr', state='recognized', recognized_by='ocr', text=<9 chars>)
+    """
+
+    TYPE: ClassVar[str] = "image"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    source: ImageSource
+    mode: RecognitionMode = "auto"
+    state: ImageState = "pending"
+    recognized_by: Optional[Literal["vision", "ocr"]] = None
+    analysis: Optional[str] = None
+    text: Optional[str] = None
+    confidence: Optional[float] = None
+    language: Optional[str] = None
+    error: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        if not isinstance(self.source, ImageSource):
+            raise ValidationError(f"expected an ImageSource, got {type(self.source).__name__}", "source", "type")
+        check_choice(self.mode, "mode", _RECOGNITION_MODES)
+        state = check_choice(self.state, "state", _IMAGE_STATES)
+        if self.recognized_by is not None:
+            check_choice(self.recognized_by, "recognized_by", _USED_MODES)
+        check_opt_str(self.analysis, "analysis")
+        check_opt_str(self.text, "text")
+        check_opt_str(self.language, "language", empty=False)
+        check_opt_str(self.error, "error", empty=False)
+        if self.confidence is not None:
+            object.__setattr__(self, "confidence", check_float(self.confidence, "confidence", minimum=0.0, maximum=1.0))
+        results = ("recognized_by", "analysis", "text", "confidence", "language")
+        if state != "recognized":
+            for name in results:
+                if getattr(self, name) is not None:
+                    raise ValidationError("must be null unless the state is recognized", name, "state")
+        if state != "failed" and self.error is not None:
+            raise ValidationError("must be null unless the state is failed", "error", "state")
+        if state == "failed" and self.error is None:
+            raise ValidationError("required when the state is failed", "error", "missing")
+        if state == "recognized":
+            if self.recognized_by is None:
+                raise ValidationError("required when the state is recognized", "recognized_by", "missing")
+            if self.mode != "auto" and self.recognized_by != self.mode:
+                raise ValidationError("must match the requested mode", "recognized_by", "value")
+            if self.recognized_by == "ocr" and self.text is None:
+                raise ValidationError("required when recognized by ocr", "text", "missing")
+            if self.recognized_by == "vision" and (self.text is not None or self.confidence is not None):
+                name = "text" if self.text is not None else "confidence"
+                raise ValidationError("must be null when recognized by vision", name, "value")
+
+    def with_vision(
+        self, analysis: Optional[str] = None, *, language: Optional[str] = None, source: Optional[ImageSource] = None
+    ) -> "ImageRecord":
+        """Return a copy recognised by vision (optionally with the model's analysis and a new source).
+
+        >>> img = ImageRecord(id="i", source=ImageSource.from_path("shot.png"))
+        >>> img.with_vision("A login form.").recognized_by
+        'vision'
+        """
+        return replace(
+            self,
+            state="recognized",
+            recognized_by="vision",
+            analysis=analysis,
+            language=language,
+            source=self.source if source is None else source,
+            error=None,
+        )
+
+    def with_ocr(
+        self, text: str, *, confidence: Optional[float] = None, language: Optional[str] = None
+    ) -> "ImageRecord":
+        """Return a copy recognised by OCR, with the recognised text and its metadata.
+
+        >>> ImageRecord(id="i", source=ImageSource.from_path("a.png")).with_ocr("hi").text
+        'hi'
+        """
+        return replace(
+            self,
+            state="recognized",
+            recognized_by="ocr",
+            text=text,
+            confidence=confidence,
+            language=language,
+            analysis=None,
+            error=None,
+        )
+
+    def fail(self, error: str) -> "ImageRecord":
+        """Return a copy whose recognition failed with ``error`` (clears any results).
+
+        >>> ImageRecord(id="i", source=ImageSource.from_path("a.png")).fail("unreadable").state
+        'failed'
+        """
+        return replace(
+            self,
+            state="failed",
+            error=error,
+            recognized_by=None,
+            analysis=None,
+            text=None,
+            confidence=None,
+            language=None,
+        )
+
+    def __repr__(self) -> str:
+        extra = ""
+        if self.recognized_by is not None:
+            extra = f", recognized_by={self.recognized_by!r}"
+        if self.text is not None:
+            extra += f", text={sized(self.text)}"
+        if self.analysis is not None:
+            extra += f", analysis={sized(self.analysis)}"
+        return (
+            f"ImageRecord(id={self.id!r}, source={self.source.type!r}, mode={self.mode!r}, "
+            f"state={self.state!r}{extra})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope; unset results are left out.
+
+        >>> ImageRecord(id="i", source=ImageSource.from_path("a.png")).to_dict()["data"]
+        {'source': {'type': 'file', 'path': 'a.png'}, 'mode': 'auto', 'state': 'pending'}
+        """
+        data: dict[str, Any] = {"source": self.source.to_dict(), "mode": self.mode, "state": self.state}
+        _put(data, "recognized_by", self.recognized_by)
+        _put(data, "analysis", self.analysis)
+        _put(data, "text", self.text)
+        _put(data, "confidence", self.confidence)
+        _put(data, "language", self.language)
+        _put(data, "error", self.error)
+        return _envelope(self.TYPE, self.VERSION, self.id, data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "ImageRecord":
+        """Decode an envelope of this type.
+
+        >>> ImageRecord.from_dict({"type": "image", "version": 1, "id": "i",
+        ...     "data": {"source": {"type": "file", "path": "a.png"}, "state": "failed"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.error: required when the state is failed
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ImageRecord":
+        check_keys(
+            data,
+            frozenset(
+                {"source", "mode", "state", "recognized_by", "analysis", "text", "confidence", "language", "error"}
+            ),
+        )
+        raw_source = required(data, "source")
+        try:
+            source = ImageSource.from_dict(check_object(raw_source))
+        except ValidationError as err:
+            raise err.prefixed("source") from None
+        return cls(
+            id=record_id,
+            source=source,
+            mode=data.get("mode", "auto"),
+            state=data.get("state", "pending"),
+            recognized_by=data.get("recognized_by"),
+            analysis=data.get("analysis"),
+            text=data.get("text"),
+            confidence=data.get("confidence"),
+            language=data.get("language"),
+            error=data.get("error"),
+        )
+
+
+# --- file reference -------------------------------------------------------------------------
+
+
+_CANONICAL_PATH = re.compile(r"/?(?!\.\.?(?:/|$))[^/\x00]+(?:/(?!\.\.?(?:/|$))[^/\x00]+)*")
+
+
+def _normalize_path(value: object) -> str:
+    """Normalize a relative or absolute POSIX path, refusing one that climbs out with ``..``."""
+    path = check_str(value, "path", empty=False)
+    if _CANONICAL_PATH.fullmatch(path):
+        return path  # already normalized: the common case, one regex
+    if "\x00" in path:
+        raise ValidationError("must not contain NUL characters", "path", "value")
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for segment in path.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if not parts:
+                raise ValidationError("must not climb out of its root with '..'", "path", "escape")
+            parts.pop()
+        else:
+            parts.append(segment)
+    if not parts:
+        raise ValidationError("must name a file, not the root directory", "path", "value")
+    return ("/" if absolute else "") + "/".join(parts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileReference:
+    """Point at a file (optionally lines ``start_line``..``end_line``, 1-indexed, inclusive).
+
+    The path is normalized without touching the disk (``a/./b//c`` -> ``a/b/c``) and may not
+    climb out with ``..``. ``start_line`` alone means "to the end of the file". A processor
+    reads the file and returns ``ref.resolve(content)`` (the text of the referenced lines) or
+    ``ref.fail(error)``.
+
+    >>> ref = FileReference(id="f1", path="src/app.py", start_line=10, end_line=12)
+    >>> ref.resolve("a\\nb\\nc").status
+    'resolved'
+    >>> FileReference(id="f2", path="src/../../etc/passwd")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: path: must not climb out of its root with '..'
+    """
+
+    TYPE: ClassVar[str] = "file_reference"
+    VERSION: ClassVar[int] = 2
+
+    id: str = field(default_factory=new_record_id)
+    path: str
+    start_line: Optional[int] = None
+    end_line: Optional[int] = None
+    status: FileStatus = "pending"
+    content: Optional[str] = None
+    error: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        object.__setattr__(self, "path", _normalize_path(self.path))
+        if self.start_line is not None:
+            check_int(self.start_line, "start_line", minimum=1)
+        if self.end_line is not None:
+            check_int(self.end_line, "end_line", minimum=1)
+            if self.start_line is None:
+                raise ValidationError("required when end_line is given", "start_line", "missing")
+            if self.end_line < self.start_line:
+                raise ValidationError("must not be before start_line", "end_line", "value")
+        status = check_choice(self.status, "status", _FILE_STATUSES)
+        check_opt_str(self.content, "content")
+        check_opt_str(self.error, "error", empty=False)
+        if status == "resolved" and self.content is None:
+            raise ValidationError("required when the status is resolved", "content", "missing")
+        if status != "resolved" and self.content is not None:
+            raise ValidationError("must be null unless the status is resolved", "content", "state")
+        if status == "failed" and self.error is None:
+            raise ValidationError("required when the status is failed", "error", "missing")
+        if status != "failed" and self.error is not None:
+            raise ValidationError("must be null unless the status is failed", "error", "state")
+
+    def resolve(self, content: str) -> "FileReference":
+        """Return a resolved copy holding ``content`` (the referenced lines' text).
+
+        >>> FileReference(id="f", path="a.txt").resolve("hello").content
+        'hello'
+        """
+        return replace(self, status="resolved", content=content, error=None)
+
+    def fail(self, error: str) -> "FileReference":
+        """Return a failed copy with ``error`` (no content).
+
+        >>> FileReference(id="f", path="a.txt").fail("no such file").error
+        'no such file'
+        """
+        return replace(self, status="failed", content=None, error=error)
+
+    @property
+    def lines(self) -> str:
+        """Describe the referenced range (``"all"``, ``"10-"``, ``"10-12"``).
+
+        >>> FileReference(id="f", path="a", start_line=3).lines
+        '3-'
+        """
+        if self.start_line is None:
+            return "all"
+        return f"{self.start_line}-{'' if self.end_line is None else self.end_line}"
+
+    def __repr__(self) -> str:
+        return (
+            f"FileReference(id={self.id!r}, path={sized(self.path)}, lines={self.lines!r}, "
+            f"status={self.status!r}, content={sized(self.content)})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope; unset fields are left out.
+
+        >>> FileReference(id="f", path="a.py").fail("gone").to_dict()["data"]
+        {'path': 'a.py', 'status': 'failed', 'error': 'gone'}
+        """
+        data: dict[str, Any] = {"path": self.path}
+        _put(data, "start_line", self.start_line)
+        _put(data, "end_line", self.end_line)
+        data["status"] = self.status
+        _put(data, "content", self.content)
+        _put(data, "error", self.error)
+        return _envelope(self.TYPE, self.VERSION, self.id, data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "FileReference":
+        """Decode an envelope of this type; version 1 documents are migrated.
+
+        >>> v1 = {"type": "file_reference", "version": 1, "id": "f",
+        ...       "data": {"path": "a.py", "lines": "10-20", "resolved": False}}
+        >>> ref = FileReference.from_dict(v1)
+        >>> ref.start_line, ref.end_line, ref.status
+        (10, 20, 'pending')
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "FileReference":
+        check_keys(data, frozenset({"path", "start_line", "end_line", "status", "content", "error"}))
+        return cls(
+            id=record_id,
+            path=required(data, "path"),
+            start_line=data.get("start_line"),
+            end_line=data.get("end_line"),
+            status=required(data, "status"),
+            content=data.get("content"),
+            error=data.get("error"),
+        )
+
+
+# --- tool request ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestedToolCall:
+    """Pair a tool call the model asked for with its approval (pending, approved or denied).
+
+    >>> item = RequestedToolCall(call=ToolCall("c1", "read_file", {"path": "a.py"}))
+    >>> item.approval, item.id, item.name
+    ('pending', 'c1', 'read_file')
+    """
+
+    call: ToolCall
+    approval: Approval = "pending"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.call, ToolCall):
+            raise ValidationError(f"expected a ToolCall, got {type(self.call).__name__}", "call", "type")
+        check_choice(self.approval, "approval", _APPROVALS)
+
+    @property
+    def id(self) -> str:
+        """Return the tool call's id."""
+        return self.call.id
+
+    @property
+    def name(self) -> str:
+        """Return the tool's name."""
+        return self.call.name
+
+    def __repr__(self) -> str:
+        return f"RequestedToolCall(id={self.call.id!r}, name={self.call.name!r}, approval={self.approval!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as the tool call's fields plus ``approval``.
+
+        >>> RequestedToolCall(call=ToolCall("c1", "ls", {}), approval="denied").to_dict()
+        {'id': 'c1', 'name': 'ls', 'arguments': {}, 'approval': 'denied'}
+        """
+        data = self.call.to_dict()
+        data["approval"] = self.approval
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "RequestedToolCall":
+        """Decode ``{"id", "name", "arguments", "approval"}``.
+
+        >>> RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).approval
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: approval: is required
+        """
+        check_object(data)
+        check_keys(data, frozenset({"id", "name", "arguments", "approval"}))
+        call_id = check_str(required(data, "id"), "id", empty=False)
+        name = check_str(required(data, "name"), "name")
+        arguments = freeze_json(check_object(required(data, "arguments"), "arguments"), "arguments")
+        approval = required(data, "approval")
+        return cls(call=ToolCall(call_id, name, arguments), approval=approval)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRequest:
+    """Hold the tool calls one assistant turn asked for, each with its own approval.
+
+    >>> req = ToolRequest.of([ToolCall("c1", "read_file", {"path": "a.py"}), ToolCall("c2", "ls", {})], id="q1")
+    >>> req.approve("c1").deny("c2").approvals
+    ('approved', 'denied')
+    >>> req
+    ToolRequest(id='q1', calls=2, pending=2)
+    """
+
+    TYPE: ClassVar[str] = "tool_request"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    calls: tuple[RequestedToolCall, ...]
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        if not isinstance(self.calls, (list, tuple)):
+            raise ValidationError(f"expected an array, got {type_name(self.calls)}", "calls", "type")
+        if not self.calls:
+            raise ValidationError("must hold at least one tool call", "calls", "value")
+        seen: set[str] = set()
+        for index, item in enumerate(self.calls):
+            if not isinstance(item, RequestedToolCall):
+                raise ValidationError(
+                    f"expected a RequestedToolCall, got {type(item).__name__}", f"calls[{index}]", "type"
+                )
+            if item.call.id in seen:
+                raise ValidationError("tool call ids must be unique", f"calls[{index}].id", "duplicate")
+            seen.add(item.call.id)
+        object.__setattr__(self, "calls", tuple(self.calls))
+
+    @classmethod
+    def of(cls, calls: "tuple[ToolCall, ...] | list[ToolCall]", *, id: Optional[str] = None) -> "ToolRequest":
+        """Build a request whose calls all await approval.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})], id="q").approvals
+        ('pending',)
+        """
+        return cls(id=new_record_id() if id is None else id, calls=tuple(RequestedToolCall(call=c) for c in calls))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Return the tool calls in order.
+
+        >>> [c.name for c in ToolRequest.of([ToolCall("c1", "ls", {})]).tool_calls]
+        ['ls']
+        """
+        return tuple(item.call for item in self.calls)
+
+    @property
+    def approvals(self) -> tuple[Approval, ...]:
+        """Return each call's approval, in order."""
+        return tuple(item.approval for item in self.calls)
+
+    @property
+    def approved_calls(self) -> tuple[ToolCall, ...]:
+        """Return the calls that were approved (what an executor should run).
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).approve("c1").approved_calls[0].id
+        'c1'
+        """
+        return tuple(item.call for item in self.calls if item.approval == "approved")
+
+    def get(self, call_id: str) -> RequestedToolCall:
+        """Return the requested call with this id, or raise ``ValidationError`` (code ``unknown``).
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).get("c9")
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: calls: no tool call with this id
+        """
+        for item in self.calls:
+            if item.call.id == call_id:
+                return item
+        raise ValidationError("no tool call with this id", "calls", "unknown")
+
+    def with_approval(self, call_id: str, approval: Approval) -> "ToolRequest":
+        """Return a copy where the call ``call_id`` has the given approval.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).with_approval("c1", "denied").approvals
+        ('denied',)
+        """
+        self.get(call_id)
+        check_choice(approval, "approval", _APPROVALS)
+        calls = tuple(
+            replace(item, approval=approval) if item.call.id == call_id else item for item in self.calls
+        )
+        return replace(self, calls=calls)
+
+    def approve(self, call_id: str) -> "ToolRequest":
+        """Return a copy with the call ``call_id`` approved.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).approve("c1").approvals
+        ('approved',)
+        """
+        return self.with_approval(call_id, "approved")
+
+    def deny(self, call_id: str) -> "ToolRequest":
+        """Return a copy with the call ``call_id`` denied.
+
+        >>> ToolRequest.of([ToolCall("c1", "rm", {})]).deny("c1").approved_calls
+        ()
+        """
+        return self.with_approval(call_id, "denied")
+
+    def __repr__(self) -> str:
+        pending = sum(1 for item in self.calls if item.approval == "pending")
+        return f"ToolRequest(id={self.id!r}, calls={len(self.calls)}, pending={pending})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope.
+
+        >>> ToolRequest.of([ToolCall("c1", "ls", {})], id="q").to_dict()["data"]
+        {'calls': [{'id': 'c1', 'name': 'ls', 'arguments': {}, 'approval': 'pending'}]}
+        """
+        return _envelope(self.TYPE, self.VERSION, self.id, {"calls": [item.to_dict() for item in self.calls]})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "ToolRequest":
+        """Decode an envelope of this type.
+
+        >>> ToolRequest.from_dict({"type": "tool_request", "version": 1, "id": "q", "data": {"calls": [
+        ...     {"id": "c1", "name": "bad name", "arguments": {}, "approval": "pending"}]}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.calls[0].name: must be 1-64 characters of letters, digits and underscores
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ToolRequest":
+        check_keys(data, frozenset({"calls"}))
+        items = required(data, "calls")
+        if not isinstance(items, list):
+            raise ValidationError(f"expected an array, got {type_name(items)}", "calls", "type")
+        calls = []
+        for index, item in enumerate(items):
+            try:
+                calls.append(RequestedToolCall.from_dict(check_object(item)))
+            except ValidationError as err:
+                raise err.prefixed(index).prefixed("calls") from None
+        return cls(id=record_id, calls=tuple(calls))
+
+
+# --- tool result ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultRecord:
+    """Hold the outcome of one tool call: structured output, or an error, and how it ran.
+
+    ``output`` is any JSON value (deep-frozen). On error, ``error`` is the message,
+    ``stack_trace`` is kept when available (never sent to a model) and ``recoverable`` says
+    whether retrying may help. ``duration_seconds`` and ``finished_at`` describe the run.
+
+    >>> from datetime import datetime, timezone
+    >>> res = ToolResultRecord.success("c1", {"lines": 3}, id="r1", duration_seconds=0.25,
+    ...                                finished_at=datetime(2026, 11, 25, 10, tzinfo=timezone.utc))
+    >>> res.to_dict()["data"]
+    {'tool_call_id': 'c1', 'status': 'success', 'output': {'lines': 3}, 'duration_seconds': 0.25, 'finished_at': '2026-11-25T10:00:00Z'}
+    """
+
+    TYPE: ClassVar[str] = "tool_result"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    tool_call_id: str
+    status: ResultStatus
+    output: Any = None
+    error: Optional[str] = None
+    stack_trace: Optional[str] = None
+    recoverable: bool = False
+    duration_seconds: Optional[float] = None
+    finished_at: Optional[datetime] = None
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        check_str(self.tool_call_id, "tool_call_id", empty=False)
+        status = check_choice(self.status, "status", _RESULT_STATUSES)
+        try:
+            object.__setattr__(self, "output", freeze_json(self.output))
+        except ValidationError as err:
+            raise err.prefixed("output") from None
+        check_opt_str(self.error, "error", empty=False)
+        check_opt_str(self.stack_trace, "stack_trace")
+        check_bool(self.recoverable, "recoverable")
+        if self.duration_seconds is not None:
+            object.__setattr__(
+                self, "duration_seconds", check_float(self.duration_seconds, "duration_seconds", minimum=0.0)
+            )
+        if self.finished_at is not None:
+            object.__setattr__(self, "finished_at", check_timestamp(self.finished_at, "finished_at"))
+        if status == "error" and self.error is None:
+            raise ValidationError("required when the status is error", "error", "missing")
+        if status == "success":
+            for name in ("error", "stack_trace"):
+                if getattr(self, name) is not None:
+                    raise ValidationError("must be null when the status is success", name, "state")
+            if self.recoverable:
+                raise ValidationError("must be false when the status is success", "recoverable", "state")
+
+    @classmethod
+    def success(
+        cls,
+        tool_call_id: str,
+        output: Any,
+        *,
+        id: Optional[str] = None,
+        duration_seconds: Optional[float] = None,
+        finished_at: Optional[datetime] = None,
+    ) -> "ToolResultRecord":
+        """Build a successful result.
+
+        >>> ToolResultRecord.success("c1", "ok", id="r").status
+        'success'
+        """
+        return cls(
+            id=new_record_id() if id is None else id,
+            tool_call_id=tool_call_id,
+            status="success",
+            output=output,
+            duration_seconds=duration_seconds,
+            finished_at=finished_at,
+        )
+
+    @classmethod
+    def failure(
+        cls,
+        tool_call_id: str,
+        error: str,
+        *,
+        id: Optional[str] = None,
+        output: Any = None,
+        stack_trace: Optional[str] = None,
+        recoverable: bool = False,
+        duration_seconds: Optional[float] = None,
+        finished_at: Optional[datetime] = None,
+    ) -> "ToolResultRecord":
+        """Build a failed result.
+
+        >>> ToolResultRecord.failure("c1", "timed out", recoverable=True, id="r").recoverable
+        True
+        """
+        return cls(
+            id=new_record_id() if id is None else id,
+            tool_call_id=tool_call_id,
+            status="error",
+            output=output,
+            error=error,
+            stack_trace=stack_trace,
+            recoverable=recoverable,
+            duration_seconds=duration_seconds,
+            finished_at=finished_at,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolResultRecord(id={self.id!r}, tool_call_id={self.tool_call_id!r}, status={self.status!r}, "
+            f"recoverable={self.recoverable}, duration_seconds={self.duration_seconds})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope; unset fields (and ``recoverable=False``) are left out.
+
+        >>> ToolResultRecord.failure("c1", "boom", id="r").to_dict()["data"]
+        {'tool_call_id': 'c1', 'status': 'error', 'error': 'boom'}
+        """
+        data: dict[str, Any] = {"tool_call_id": self.tool_call_id, "status": self.status}
+        if self.output is not None:
+            data["output"] = thaw_json(self.output)
+        _put(data, "error", self.error)
+        _put(data, "stack_trace", self.stack_trace)
+        if self.recoverable:
+            data["recoverable"] = True
+        _put(data, "duration_seconds", self.duration_seconds)
+        if self.finished_at is not None:
+            data["finished_at"] = format_timestamp(self.finished_at)
+        return _envelope(self.TYPE, self.VERSION, self.id, data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "ToolResultRecord":
+        """Decode an envelope of this type.
+
+        >>> ToolResultRecord.from_dict({"type": "tool_result", "version": 1, "id": "r",
+        ...     "data": {"tool_call_id": "c1", "status": "success", "finished_at": "yesterday"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.finished_at: expected an RFC 3339 timestamp with an offset
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ToolResultRecord":
+        check_keys(
+            data,
+            frozenset(
+                {
+                    "tool_call_id",
+                    "status",
+                    "output",
+                    "error",
+                    "stack_trace",
+                    "recoverable",
+                    "duration_seconds",
+                    "finished_at",
+                }
+            ),
+        )
+        return cls(
+            id=record_id,
+            tool_call_id=required(data, "tool_call_id"),
+            status=required(data, "status"),
+            output=data.get("output"),
+            error=data.get("error"),
+            stack_trace=data.get("stack_trace"),
+            recoverable=data.get("recoverable", False),
+            duration_seconds=data.get("duration_seconds"),
+            finished_at=_time_field(data, "finished_at"),
+        )
+
+
+# --- system control -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemControl:
+    """Record a mode change (``plan``/``act``) or a branch switch, for audit; never sent to a model.
+
+    >>> SystemControl.mode_change("plan", "act", id="s1")
+    SystemControl(id='s1', kind='mode_change', old='plan', new='act')
+    >>> SystemControl(id="s2", kind="mode_change", old="plan", new="run")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: new: must be one of plan, act
+    """
+
+    TYPE: ClassVar[str] = "system_control"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    kind: ControlKind
+    old: str
+    new: str
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        kind = check_choice(self.kind, "kind", _CONTROL_KINDS)
+        if kind == "mode_change":
+            check_choice(self.old, "old", MODES)
+            check_choice(self.new, "new", MODES)
+        else:
+            check_branch_name(self.old, "old")
+            check_branch_name(self.new, "new")
+        if self.old == self.new:
+            raise ValidationError("must differ from old", "new", "value")
+
+    @classmethod
+    def mode_change(cls, old: Mode, new: Mode, *, id: Optional[str] = None) -> "SystemControl":
+        """Build a mode-change record.
+
+        >>> SystemControl.mode_change("act", "plan", id="s").new
+        'plan'
+        """
+        return cls(id=new_record_id() if id is None else id, kind="mode_change", old=old, new=new)
+
+    @classmethod
+    def branch_switch(cls, old: str, new: str, *, id: Optional[str] = None) -> "SystemControl":
+        """Build a branch-switch record.
+
+        >>> SystemControl.branch_switch("main", "retry", id="s").to_dict()["data"]
+        {'kind': 'branch_switch', 'old': 'main', 'new': 'retry'}
+        """
+        return cls(id=new_record_id() if id is None else id, kind="branch_switch", old=old, new=new)
+
+    def __repr__(self) -> str:
+        return f"SystemControl(id={self.id!r}, kind={self.kind!r}, old={self.old!r}, new={self.new!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope.
+
+        >>> SystemControl.mode_change("act", "plan", id="s").to_dict()
+        {'type': 'system_control', 'version': 1, 'id': 's', 'data': {'kind': 'mode_change', 'old': 'act', 'new': 'plan'}}
+        """
+        return _envelope(self.TYPE, self.VERSION, self.id, {"kind": self.kind, "old": self.old, "new": self.new})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "SystemControl":
+        """Decode an envelope of this type.
+
+        >>> SystemControl.from_dict({"type": "system_control", "version": 1, "id": "s",
+        ...     "data": {"kind": "branch_switch", "old": "main", "new": "main"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.new: must differ from old
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "SystemControl":
+        check_keys(data, frozenset({"kind", "old", "new"}))
+        return cls(id=record_id, kind=required(data, "kind"), old=required(data, "old"), new=required(data, "new"))
+
+
+# --- MCP resource ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpResource:
+    """Hold a resource from an MCP server: text, or base64 ``blob`` for binary content.
+
+    A processor fetches it and returns ``res.retrieve(...)`` (with ``retrieved_at``) or
+    ``res.fail(error)``; the MIME type is kept when the server gives one.
+
+    >>> from datetime import datetime, timezone
+    >>> res = McpResource(id="m1", server="docs", uri="file:///project/README.md")
+    >>> got = res.retrieve(text="# Project", mime_type="text/markdown",
+    ...                    retrieved_at=datetime(2026, 11, 25, 10, tzinfo=timezone.utc))
+    >>> got
+    McpResource(id='m1', server='docs', uri=<25 chars>, status='retrieved', text=<9 chars>, blob=None)
+    """
+
+    TYPE: ClassVar[str] = "mcp_resource"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id)
+    server: str
+    uri: str
+    status: ResourceStatus = "pending"
+    text: Optional[str] = None
+    blob: Optional[str] = None
+    mime_type: Optional[str] = None
+    retrieved_at: Optional[datetime] = None
+    error: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        check_str(self.server, "server", empty=False)
+        uri = check_str(self.uri, "uri", empty=False)
+        if not _URI.fullmatch(uri):
+            raise ValidationError("must be a URI with a scheme", "uri", "pattern")
+        status = check_choice(self.status, "status", _RESOURCE_STATUSES)
+        check_opt_str(self.text, "text")
+        if self.blob is not None:
+            check_str(self.blob, "blob")
+            try:
+                base64.b64decode(self.blob, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValidationError("must be base64", "blob", "pattern") from None
+        if self.mime_type is not None and not _MIME.fullmatch(check_str(self.mime_type, "mime_type")):
+            raise ValidationError("must be a MIME type like text/plain", "mime_type", "pattern")
+        check_opt_str(self.error, "error", empty=False)
+        if self.retrieved_at is not None:
+            object.__setattr__(self, "retrieved_at", check_timestamp(self.retrieved_at, "retrieved_at"))
+        if status == "retrieved":
+            if (self.text is None) == (self.blob is None):
+                raise ValidationError("exactly one of text and blob is required", "text", "value")
+            if self.retrieved_at is None:
+                raise ValidationError("required when the status is retrieved", "retrieved_at", "missing")
+        else:
+            for name in ("text", "blob"):
+                if getattr(self, name) is not None:
+                    raise ValidationError("must be null unless the status is retrieved", name, "state")
+        if status == "failed" and self.error is None:
+            raise ValidationError("required when the status is failed", "error", "missing")
+        if status != "failed" and self.error is not None:
+            raise ValidationError("must be null unless the status is failed", "error", "state")
+        if status == "pending" and self.retrieved_at is not None:
+            raise ValidationError("must be null while the status is pending", "retrieved_at", "state")
+
+    def retrieve(
+        self,
+        *,
+        retrieved_at: datetime,
+        text: Optional[str] = None,
+        blob: Optional[str] = None,
+        mime_type: Optional[str] = None,
+    ) -> "McpResource":
+        """Return a retrieved copy holding ``text`` or ``blob`` (exactly one).
+
+        >>> from datetime import datetime, timezone
+        >>> McpResource(id="m", server="s", uri="x:y").retrieve(text="t", retrieved_at=datetime.now()).status
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: retrieved_at: datetime must be timezone-aware
+        """
+        return replace(
+            self,
+            status="retrieved",
+            text=text,
+            blob=blob,
+            mime_type=self.mime_type if mime_type is None else mime_type,
+            retrieved_at=retrieved_at,
+            error=None,
+        )
+
+    def fail(self, error: str, *, retrieved_at: Optional[datetime] = None) -> "McpResource":
+        """Return a failed copy with ``error`` (``retrieved_at`` may say when it was tried).
+
+        >>> McpResource(id="m", server="s", uri="x:y").fail("not found").status
+        'failed'
+        """
+        return replace(self, status="failed", text=None, blob=None, retrieved_at=retrieved_at, error=error)
+
+    def __repr__(self) -> str:
+        return (
+            f"McpResource(id={self.id!r}, server={self.server!r}, uri={sized(self.uri)}, "
+            f"status={self.status!r}, text={sized(self.text)}, blob={sized(self.blob)})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope; unset fields are left out.
+
+        >>> McpResource(id="m", server="docs", uri="docs://a").to_dict()["data"]
+        {'server': 'docs', 'uri': 'docs://a', 'status': 'pending'}
+        """
+        data: dict[str, Any] = {"server": self.server, "uri": self.uri, "status": self.status}
+        _put(data, "text", self.text)
+        _put(data, "blob", self.blob)
+        _put(data, "mime_type", self.mime_type)
+        if self.retrieved_at is not None:
+            data["retrieved_at"] = format_timestamp(self.retrieved_at)
+        _put(data, "error", self.error)
+        return _envelope(self.TYPE, self.VERSION, self.id, data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "McpResource":
+        """Decode an envelope of this type.
+
+        >>> McpResource.from_dict({"type": "mcp_resource", "version": 1, "id": "m",
+        ...     "data": {"server": "s", "uri": "file:///a", "status": "retrieved", "text": "x"}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: data.retrieved_at: required when the status is retrieved
+        """
+        return _decode_as(cls, data)
+
+    @classmethod
+    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "McpResource":
+        check_keys(data, frozenset({"server", "uri", "status", "text", "blob", "mime_type", "retrieved_at", "error"}))
+        return cls(
+            id=record_id,
+            server=required(data, "server"),
+            uri=required(data, "uri"),
+            status=required(data, "status"),
+            text=data.get("text"),
+            blob=data.get("blob"),
+            mime_type=data.get("mime_type"),
+            retrieved_at=_time_field(data, "retrieved_at"),
+            error=data.get("error"),
+        )
+
+
+# --- unknown --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownRecord:
+    """Keep a record this version cannot read (unknown type, or a newer version) exactly as it was.
+
+    >>> rec = UnknownRecord({"type": "poll", "version": 3, "id": "p1", "data": {"options": ["a", "b"]}})
+    >>> rec.type, rec.version, rec.id
+    ('poll', 3, 'p1')
+    >>> rec.to_dict()
+    {'type': 'poll', 'version': 3, 'id': 'p1', 'data': {'options': ['a', 'b']}}
+    """
+
+    document: FrozenDict
+
+    def __post_init__(self) -> None:
+        check_object(self.document)
+        _read_envelope(self.document)
+        object.__setattr__(self, "document", freeze_json(self.document))
+
+    @property
+    def type(self) -> str:
+        """Return the document's ``type`` tag."""
+        value: str = self.document["type"]
+        return value
+
+    @property
+    def version(self) -> int:
+        """Return the document's ``version``."""
+        value: int = self.document["version"]
+        return value
+
+    @property
+    def id(self) -> str:
+        """Return the document's ``id``."""
+        value: str = self.document["id"]
+        return value
+
+    def __repr__(self) -> str:
+        return f"UnknownRecord(id={self.id!r}, type={self.type[:40]!r}, version={self.version})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the original document, unchanged (a fresh, mutable copy).
+
+        >>> doc = {"type": "x", "version": 1, "id": "u", "data": {"k": [1]}}
+        >>> UnknownRecord(doc).to_dict() == doc
+        True
+        """
+        result: dict[str, Any] = thaw_json(self.document)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "UnknownRecord":
+        """Keep any well-formed envelope as it is.
+
+        >>> UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: id: is required
+        """
+        return cls(check_object(data))  # type: ignore[arg-type]
+
+
+Record = Union[
+    TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource, UnknownRecord
+]
+"""Any record ``decode`` can return."""
+
+_KnownRecord = Union[TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource]
+_R = TypeVar("_R", TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource)
+
+RECORD_TYPES: "Mapping[str, type[_KnownRecord]]" = FrozenDict(
+    {
+        cls.TYPE: cls
+        for cls in (TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource)
+    }
+)
+"""The known record classes by their ``type`` tag (each has ``TYPE`` and current ``VERSION``)."""
+
+
+# --- migrations -----------------------------------------------------------------------------
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+_MIGRATIONS: dict[tuple[str, int], Migration] = {}
+"""Steps by (type, from_version): each takes that version's ``data`` and returns the next one's."""
+
+
+def _migration(record_type: str, from_version: int) -> Callable[[Migration], Migration]:
+    def register(step: Migration) -> Migration:
+        _MIGRATIONS[(record_type, from_version)] = step
+        return step
+
+    return register
+
+
+_V1_LINES = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?", re.ASCII)
+
+
+@_migration("file_reference", 1)
+def _file_reference_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 had ``"lines": "10-20"`` (or ``"10"``) and ``"resolved": bool``; v2 has line numbers and a status."""
+    check_keys(data, frozenset({"path", "lines", "resolved", "content"}))
+    resolved = check_bool(required(data, "resolved"), "resolved")
+    upgraded: dict[str, Any] = {"path": required(data, "path")}
+    lines = data.get("lines")
+    if lines is not None:
+        match = _V1_LINES.fullmatch(check_str(lines, "lines"))
+        if match is None:
+            raise ValidationError("must look like 10 or 10-20", "lines", "pattern")
+        upgraded["start_line"] = int(match.group(1))
+        upgraded["end_line"] = int(match.group(2) or match.group(1))
+    upgraded["status"] = "resolved" if resolved else "pending"
+    if resolved:
+        upgraded["content"] = data.get("content")
+    elif data.get("content") is not None:
+        raise ValidationError("must be null unless resolved", "content", "state")
+    return upgraded
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+
+def _read_envelope(document: Mapping[str, Any]) -> tuple[str, int, str, Mapping[str, Any]]:
+    record_type = check_str(required(document, "type"), "type", empty=False)
+    version = check_int(required(document, "version"), "version", minimum=1)
+    record_id = _check_id(required(document, "id"))
+    data = check_object(required(document, "data"), "data")
+    return record_type, version, record_id, data
+
+
+def _decode_known(
+    cls: "type[_KnownRecord]", document: Mapping[str, Any], version: int, record_id: str
+) -> _KnownRecord:
+    check_keys(document, _ENVELOPE_KEYS)
+    data: dict[str, Any] = dict(document["data"])
+    while version < cls.VERSION:
+        step = _MIGRATIONS.get((cls.TYPE, version))
+        if step is None:  # pragma: no cover - a gap in the table is a programming error
+            raise ValidationError("no migration from this version", "version", "version")
+        try:
+            data = step(data)
+        except ValidationError as err:
+            raise err.prefixed("data") from None
+        version += 1
+    try:
+        return cls._from_data(record_id, data)
+    except ValidationError as err:
+        raise err.prefixed("data") from None
+
+
+def _decode_as(cls: type[_R], document: Mapping[str, Any]) -> _R:
+    check_object(document)
+    record_type, version, record_id, _ = _read_envelope(document)
+    if record_type != cls.TYPE:
+        raise ValidationError(f"expected type {cls.TYPE}", "type", "value")
+    if version > cls.VERSION:
+        raise ValidationError(f"version must be at most {cls.VERSION}", "version", "version")
+    return cast(_R, _decode_known(cls, document, version, record_id))
+
+
+def decode(document: Mapping[str, Any], /) -> Record:
+    """Turn any record document into its record, migrating older versions on the way.
+
+    >>> decode({"type": "system_control", "version": 1, "id": "s1",
+    ...         "data": {"kind": "mode_change", "old": "plan", "new": "act"}})
+    SystemControl(id='s1', kind='mode_change', old='plan', new='act')
+    >>> decode({"type": "hologram", "version": 1, "id": "h1", "data": {}})
+    UnknownRecord(id='h1', type='hologram', version=1)
+
+    A malformed envelope (missing ``type``, ``id``, ``version`` or ``data``) raises
+    ``ValidationError``; an unknown type or a newer version logs a warning and is kept.
+    """
+    check_object(document)
+    record_type, version, record_id, _ = _read_envelope(document)
+    cls = RECORD_TYPES.get(record_type)
+    if cls is None or version > cls.VERSION:
+        record = UnknownRecord(document)  # type: ignore[arg-type]
+        reason = "unknown record type" if cls is None else "record version newer than this library"
+        _log.warning("kept record %r as UnknownRecord: %s", record_id[:64], reason)
+        return record
+    return _decode_known(cls, document, version, record_id)
