@@ -19,6 +19,7 @@ most specific first. A checker takes the parsed document and raises ``Validation
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -28,10 +29,13 @@ from .errors import ConversationOrderError, ValidationError
 from .events import decode as decode_event
 from .history import ConversationHistory
 from .messages import ChatMessage
+from .providers import anthropic, ollama, openai
+from .records import UnknownRecord
+from .records import decode as decode_record
 from .streaming import ToolCallDelta
 from .tools import ToolCall, ToolDefinition, ToolResult
 
-__all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds"]
+__all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
 # an empty frozenset when the first item is not an object. Scalars have no shape.
@@ -163,6 +167,130 @@ def check_event(doc: Any) -> object:
         raise exc.prefixed("payload") from None
 
 
+def check_record(doc: Any) -> object:
+    """Check a record envelope; one of an unknown type or a newer version is kept, with a warning."""
+    record = decode_record(doc)
+    if type(record) is UnknownRecord:
+        warnings.warn(
+            f"record type {record.type[:40]!r} version {record.version} is not one this library reads; "
+            "kept as an UnknownRecord",
+            stacklevel=2,
+        )
+    return record
+
+
+def _reindexed(exc: ValidationError, index: int) -> ValidationError:
+    """Return ``exc`` (raised for a one-item list, path ``[0]...``) as raised for item ``index``."""
+    path = exc.path.removeprefix("[0]").removeprefix(".")
+    return ValidationError(exc.message, path, exc.code).prefixed(index)
+
+
+def _one_by_one(parse: Callable[[list[Any]], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
+    """Parse a provider's messages one item at a time, keeping every problem.
+
+    Return the messages and, for each, the index of the item it came from (an Anthropic user turn
+    gives several). Only for providers whose items do not depend on each other.
+    """
+    if type(items) is not list:
+        raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
+    messages: list[ChatMessage] = []
+    owners: list[int] = []
+    errors: list[ValidationError | ConversationOrderError] = []
+    for i, item in enumerate(items):
+        try:
+            parsed = parse([item])
+        except ValidationError as exc:
+            errors.append(_reindexed(exc, i))
+            continue
+        messages.extend(parsed)
+        owners.extend([i] * len(parsed))
+    if errors:
+        raise Problems(errors)
+    return messages, owners
+
+
+def _all_at_once(parse: Callable[[Any], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
+    messages = list(parse(items))
+    return messages, list(range(len(messages)))
+
+
+def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
+    """Check the order as a ConversationHistory; the error names the provider's item."""
+    history = ConversationHistory()
+    try:
+        for message in messages:
+            history.add(message)
+        history.validate()
+    except ConversationOrderError as exc:
+        index = exc.index if exc.index is not None and exc.index < len(owners) else None
+        owner = owners[index] if index is not None else None
+        path = "messages" if index is None else "system" if owner is None else f"messages[{owner}]"
+        raise ValidationError(exc.message, path, exc.code) from None
+
+
+def _request(provider: str) -> Callable[[Any], None]:
+    """Return the checker of a provider's chat request body: model, system, messages, tools, order."""
+
+    def check(doc: Any) -> None:
+        body = expect_object(doc)
+        errors: list[ValidationError | ConversationOrderError] = []
+        model = body.get("model")
+        if type(model) is not str:  # vLLM takes "" for its one served model
+            errors.append(ValidationError("is required" if model is None else f"expected a string, got {type_name(model)}",
+                                          "model", "missing" if model is None else "type"))
+        messages: list[ChatMessage] = []
+        owners: list[int | None] = []
+        if provider == "anthropic" and body.get("system") is not None:
+            try:
+                messages.extend(anthropic.from_messages([], body["system"]))
+                owners.append(None)
+            except ValidationError as exc:
+                errors.append(exc)
+        try:
+            if "messages" not in body:
+                raise ValidationError("is required", "", "missing")
+            if provider == "openai":
+                parsed, found = _one_by_one(openai.from_messages, body["messages"])
+            elif provider == "anthropic":
+                parsed, found = _one_by_one(anthropic.from_messages, body["messages"])
+            else:
+                parsed, found = _all_at_once(ollama.from_messages, body["messages"])
+            messages.extend(parsed)
+            owners.extend(found)
+        except ValidationError as exc:
+            errors.append(exc.prefixed("messages"))
+        except Problems as many:
+            errors.extend(error.prefixed("messages") for error in many.errors if isinstance(error, ValidationError))
+        if body.get("tools") is not None:
+            module = anthropic if provider == "anthropic" else ollama if provider == "ollama" else openai
+            try:
+                module.from_tools(body["tools"])
+            except ValidationError as exc:
+                errors.append(exc.prefixed("tools"))
+        if errors:
+            raise Problems(errors)
+        _in_order(messages, owners)
+
+    return check
+
+
+def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
+    """Return the checker of a recorded stream: an array of chunks (or events), fed in order."""
+
+    def check(doc: Any) -> None:
+        if type(doc) is not list:
+            raise ValidationError(f"expected an array of stream chunks, got {type_name(doc)}", "", "type")
+        stream = parser()
+        for i, chunk in enumerate(doc):
+            try:
+                stream.feed(chunk)
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+        stream.finish()
+
+    return check
+
+
 # -- the registry -----------------------------------------------------------------------------
 
 _REGISTRY = (
@@ -182,6 +310,26 @@ _REGISTRY = (
          fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
     Kind("event", "a socket event {event: name, payload: {...}} (agentmsg.events)", fields("event", "payload"),
          check_event, "event"),
+    Kind("record", "a message record {type, version, id, data} (agentmsg.records)",
+         fields("type", "version"), check_record, "record"),
+    Kind("openai_request", "an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}",
+         fields("model", "messages"), _request("openai")),
+    Kind("anthropic_request", "an Anthropic Messages request body {model, max_tokens, system, messages, tools}",
+         fields("model", "messages", "max_tokens"), _request("anthropic")),
+    Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
+         fields("model", "messages"), _request("ollama")),
+    Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
+         fields("choices"), openai.parse_response),
+    Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
+         fields("role", "content", "stop_reason"), anthropic.parse_response),
+    Kind("ollama_response", "an Ollama /api/chat response body (or stream line) {model, message, done}",
+         fields("model", "message"), ollama.parse_response),
+    Kind("openai_stream", "a recorded OpenAI stream: an array of chat.completion.chunk objects",
+         items("choices"), _stream(openai.StreamParser)),
+    Kind("anthropic_stream", "a recorded Anthropic stream: an array of events {type, ...}",
+         items("type"), _stream(anthropic.StreamParser)),
+    Kind("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
+         items("model", "message"), _stream(ollama.StreamParser)),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
@@ -226,6 +374,12 @@ def _detect(shape: Shape | None) -> tuple[Kind, ...]:
         return ()
     scored = [(kind.detect(shape), i, kind) for i, kind in enumerate(_REGISTRY)]
     return tuple(kind for score, _, kind in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0)
+
+
+def specificity(kind: Kind, doc: Any) -> int:
+    """Return how specifically ``kind``'s detector matches ``doc`` (0: not at all)."""
+    shape = shape_of(doc)
+    return 0 if shape is None else kind.detect(shape)
 
 
 def all_kinds() -> tuple[Kind, ...]:

@@ -1,14 +1,11 @@
 """Check agentmsg and provider documents from the command line: ``python -m agentmsg.validate``.
 
->>> main(["--list-kinds"])  # doctest: +NORMALIZE_WHITESPACE
-chat_message      one chat message {role, content, ...}
-conversation      an array of chat messages, checked in order as a ConversationHistory
-tool_call         a tool call {id, name, arguments}
-tool_result       a tool result {tool_call_id, result, is_error}
-tool_definition   a tool definition {name, description, parameters, strict}
-tool_definitions  an array of tool definitions with unique names
-tool_call_delta   a streamed tool-call fragment {index, id, name, arguments_delta}
-event             a socket event {event: name, payload: {...}} (agentmsg.events)
+>>> main(["--list-kinds"])  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+chat_message        one chat message {role, content, ...}
+conversation        an array of chat messages, checked in order as a ConversationHistory
+...
+openai_request      an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}
+...
 0
 
 Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with
@@ -27,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import warnings
@@ -36,7 +34,7 @@ from typing import IO, Any, NoReturn
 from . import __version__
 from ._codec import _reject_constant, _reject_duplicates, type_name
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates
+from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, specificity
 from ._schemas import json_schema
 from .errors import ConversationOrderError, ValidationError
 
@@ -229,12 +227,17 @@ def _failed(run: _Run, name: str, text: str, line: int, doc: Any, kinds: tuple[K
     if not kinds:
         _unknown_kind(run, name, text, line, doc)
         return
-    # The candidate that got furthest into the document is the likeliest intent.
-    best_kind, best = max(attempts, key=lambda attempt: len(parse_path(attempt[1][0][0])))
+    # The likeliest intent: the most specific match, then the fewest problems, then the one that
+    # got furthest into the document before its first problem.
+    best_kind, best = max(attempts, key=lambda attempt: (
+        specificity(attempt[0], doc), -len(attempt[1]), len(parse_path(attempt[1][0][0]))))
     if len(attempts) > 1:
-        others = ", ".join(_first_error(kind.name, problems) for kind, problems in attempts if kind is not best_kind)
+        others = [_first_error(kind.name, problems) for kind, problems in attempts if kind is not best_kind]
+        if len(others) > 2:
+            others[2:] = [f"and {len(others) - 2} more"]
         row, column = _position(text, line, "")
-        run.report(name, row, column, ("", "kind", f"checked as {best_kind.name}; also tried {others}"), best_kind.name)
+        note = f"checked as {best_kind.name}; also tried {', '.join(others)}"
+        run.report(name, row, column, ("", "kind", note), best_kind.name)
     for problem in best:
         row, column = _position(text, line, problem[0])
         run.report(name, row, column, problem, best_kind.name)
@@ -252,14 +255,19 @@ def _unknown_kind(run: _Run, name: str, text: str, line: int, doc: Any) -> None:
     if type(doc) is not dict and type(doc) is not list:
         message = f"expected a JSON object or array, got {type_name(doc)}"
     else:
-        tried = []
+        tried, passes = [], []
         for kind in all_kinds():
             problems = _attempt(kind, doc)
-            if problems is not None:
+            if problems is None:
+                passes.append(kind.name)
+            else:
                 tried.append((len(parse_path(problems[0][0])), kind.name, problems))
+        run.warnings.clear()
         tried.sort(key=lambda t: -t[0])  # stable: registry order among equals
         closest = "; ".join(_first_error(kind, problems) for _, kind, problems in tried[:2])
-        message = f"no known kind matches (tried {len(tried)} kinds; closest: {closest}); use --kind KIND"
+        message = f"no known kind matches (tried {len(all_kinds())} kinds; closest: {closest}); use --kind KIND"
+        if passes:  # a lenient checker takes it, though it lacks that kind's key fields
+            message += f" (--kind {passes[0]} accepts it)"
     run.report(name, row, column, ("", "kind", message), None)
 
 
@@ -526,12 +534,22 @@ def _run(argv: list[str] | None) -> int:
         print(f"{parser.prog}: error: no FILE given (use - for standard input)", file=sys.stderr)
         return 2
     run = _Run(args, out)
-    with warnings.catch_warnings(record=True) as log:
-        warnings.simplefilter("always")
-        run.warnings = log
-        for name in args.files:
-            _check_file(run, name)
+    # Unknown records are reported as warnings in the report; keep their log lines off stderr.
+    records_log = logging.getLogger("agentmsg.records")
+    records_log.addFilter(_drop)
+    try:
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            run.warnings = log
+            for name in args.files:
+                _check_file(run, name)
+    finally:
+        records_log.removeFilter(_drop)
     return run.finish()
+
+
+def _drop(record: logging.LogRecord) -> bool:
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:

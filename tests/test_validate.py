@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import agentmsg
 from agentmsg import ChatMessage, ValidationError, json_schema
+from agentmsg._kinds import KINDS, Problems, candidates
 from agentmsg.validate import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,20 +250,23 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["--list-kinds"], capsys)
     names = [line.split()[0] for line in out.splitlines()]
     assert status == 0
-    assert names[:8] == ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
-                         "tool_definitions", "tool_call_delta", "event"]
+    assert names == ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
+                     "tool_definitions", "tool_call_delta", "event", "record", "openai_request", "anthropic_request",
+                     "ollama_request", "openai_response", "anthropic_response", "ollama_response", "openai_stream",
+                     "anthropic_stream", "ollama_stream"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
-                                  "tool_call_delta", "event"])
+                                  "tool_call_delta", "event", "record"])
 def test_schema_prints_the_shipped_schema(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["--schema", kind], capsys)
     assert status == 0 and json.loads(out) == json_schema(kind)
 
 
-def test_schema_of_a_kind_without_one(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(["--schema", "tool_definitions"], capsys)
-    assert (status, out) == (2, "") and "no JSON Schema is shipped for tool_definitions" in err
+@pytest.mark.parametrize("kind", ["tool_definitions", "openai_request"])
+def test_schema_of_a_kind_without_one(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["--schema", kind], capsys)
+    assert (status, out) == (2, "") and f"no JSON Schema is shipped for {kind}" in err
 
 
 def test_kind_forces_the_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,8 +281,8 @@ def test_undetected_documents_say_what_was_tried(tmp_path: Path, capsys: pytest.
     status, out, _ = run([path], capsys)
     assert status == 1
     assert out.splitlines()[0] == (
-        f"{path}:1: $: no known kind matches (tried 8 kinds; closest: chat_message ($.role: is required); "
-        "tool_call ($.id: is required)); use --kind KIND")
+        f"{path}:1: $: no known kind matches (tried {len(KINDS)} kinds; closest: chat_message ($.role: is required); "
+        "tool_call ($.id: is required)); use --kind KIND (--kind anthropic_response accepts it)")
     path = write(tmp_path, "s.json", "3")
     assert run([path], capsys)[1].splitlines()[0] == f"{path}:1: $: expected a JSON object or array, got number"
 
@@ -407,6 +411,7 @@ def test_an_endless_document_is_refused_without_reading_it_all() -> None:
 
 MEMORY_PROBE = """
 import resource, sys
+from agentmsg._kinds import KINDS, Problems, candidates
 from agentmsg.validate import main
 scale = 1 if sys.platform == "darwin" else 1024
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
@@ -485,6 +490,95 @@ def test_event_documents_fail_with_the_payload_path(path: Path, capsys: pytest.C
     where = "$.event" if expect["path"] == "event" else "$.payload" + ("." + expect["path"] if expect["path"] else "")
     assert status == 1
     assert (first["path"], first["code"], first["kind"]) == (where.replace(".[", "["), expect["code"], "event")
+
+
+RECORDS = Path(__file__).parent / "data" / "records"
+FIXTURES = Path(__file__).parent / "data" / "provider-fixtures"
+
+
+@pytest.mark.parametrize("path", sorted((RECORDS / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_record_documents_pass_detected(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run([str(path)], capsys)
+    assert status == 0
+    if path.stem.startswith("unknown_"):  # kept as UnknownRecord: valid, with a warning
+        assert "$: warning: record type" in out and "kept as an UnknownRecord" in out
+    else:
+        assert out == "1 document, 1 valid, 0 invalid\n"
+
+
+@pytest.mark.parametrize("path", sorted((RECORDS / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_record_documents_fail_with_the_same_path_and_code(path: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case(path)
+    doc = write(tmp_path, "doc.json", json.dumps(case["document"], indent=2))
+    status, out, _ = run(["--format", "json", "--kind", "record", doc], capsys)
+    first = json.loads(out)["problems"][0]
+    assert status == 1
+    assert (first["path"], first["code"]) == ("$" + ("." + case["path"] if case["path"] else ""), case["code"])
+
+
+# Request and response bodies and recorded streams (not the bare message lists and tools of vllm/).
+PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json")
+                         if path.stem.split("_")[1] in ("request", "response", "stream", "compat"))
+
+
+def test_provider_fixtures_are_there() -> None:
+    assert len(PROVIDER_BODIES) >= 45
+
+
+@pytest.mark.parametrize("path", PROVIDER_BODIES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_provider_bodies_are_detected_as_their_provider(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    passing = []
+    for kind in candidates(doc):
+        try:
+            kind.check(doc)
+        except (ValidationError, Problems):
+            continue
+        passing.append(kind.name)
+    status, out, _ = run([str(path)], capsys)
+    if path.stem == "messages_request_orphan_tool_result_rejected":  # the API refused it
+        assert status == 1 and passing == []
+        assert f"{path}:8: $.messages[1]: tool message must answer a pending tool call" in out
+        return
+    assert status == 0, out
+    provider = "openai" if path.parent.name == "vllm" or "openai_compat" in path.stem else path.parent.name
+    kind = "request" if "request" in path.stem else "stream" if "stream" in path.stem else "response"
+    assert f"{provider}_{kind}" in passing
+    if provider != "ollama" or kind != "request":  # an Ollama request is often a valid OpenAI one too
+        assert passing[0] == f"{provider}_{kind}"
+
+
+def test_provider_request_problems_use_the_providers_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": "}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": 3}],
+        "tools": [{"type": "function", "function": {"name": "get weather", "parameters": {"type": "object"}}}]}
+    path = write(tmp_path, "req.json", json.dumps(body, indent=1))
+    status, out, _ = run(["--kind", "openai_request", path], capsys)
+    assert status == 1
+    assert [line.split(": ", 2)[1] for line in out.splitlines()[:-1]] == [
+        "$.messages[1].tool_calls[0].function.arguments", "$.messages[2].content", "$.tools[0].function.name"]
+
+
+def test_anthropic_system_and_turns_map_back_to_their_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"model": "claude", "max_tokens": 100, "system": "Be brief.", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Rain"},
+                                     {"type": "text", "text": "Thanks"}]},
+        {"role": "user", "content": "Again?"}]}
+    path = write(tmp_path, "req.json", json.dumps(body))
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines()[0].startswith(f"{path}:1: $: checked as anthropic_request; also tried openai_request")
+    assert out.splitlines()[1] == (f"{path}:1: $.messages[3]: user and assistant messages must alternate: "
+                                   "expected an assistant message")
+    body["system"] = 5
+    status, out, _ = run([write(tmp_path, "req.json", json.dumps(body))], capsys)
+    assert "$.system: expected a string or an array of text blocks, got number" in out
 
 
 # -- the example in the README ----------------------------------------------------------------
