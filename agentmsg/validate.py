@@ -23,12 +23,13 @@ line and column of each problem (``_jsonpos``), and explains the detection.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any, NoReturn
 
 from . import __version__
@@ -45,6 +46,7 @@ _BOM = b"\xef\xbb\xbf"
 _JSON_WS = b" \t\r\n"
 _WS_ORDS = frozenset(_JSON_WS)
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
 _UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 
@@ -59,11 +61,17 @@ def _finite_float(text: str) -> float:
     return value
 
 
+# The careful decoder: refuses duplicate keys, NaN/Infinity and floats that overflow.
 _decoder = json.JSONDecoder(
     object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant, parse_float=_finite_float
 )
 _decode = _decoder.decode
-# The C scanner itself: no whitespace skipping, no end check, no exception wrapping.
+
+
+# The C scanner itself, for the fast path: no whitespace skipping, no end check, no wrapping.
+# Its pair hook (the duplicate-key check) costs about half the parse again; a cheaper, exact
+# way to see a repeated key with the standard library was not found (counting colons in the
+# text costs more than the hook).
 _scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 
 
@@ -336,34 +344,109 @@ def _blank(raw: bytes) -> bool:
 def _skip_line(readline: Any) -> None:
     """Consume the rest of an over-long line, a chunk at a time."""
     while True:
-        chunk = readline(1 << 20)
+        chunk = readline(_CHUNK)
         if not chunk or chunk[-1:] == b"\n":
             return
 
 
-def _check_lines(run: _Run, name: str, readline: Any, raw: bytes, lineno: int) -> None:
-    """Check JSON Lines, one line at a time; ``raw`` is the first non-blank line.
+def _line_blocks(read: Any, limit: int, size: int = 0) -> Iterator[bytes | None]:
+    """Yield runs of whole lines read a chunk at a time, or None for a line longer than ``limit``.
 
-    The loop is the fast path, inlined: decode, scan, look up the candidate kinds by shape, check
-    as the first candidate. Anything unusual (an error, leading whitespace, no candidate) sends
-    the line to ``_check``, which does it all again carefully and reports what it finds.
+    A run is bytes holding one or more lines separated by ``\n`` (no break after the last one),
+    so it covers ``run.count(b"\n") + 1`` lines; None covers one line, whose bytes were skipped,
+    never held. Memory stays within a chunk (``size`` bytes, default ``_CHUNK``) plus ``limit``.
+    """
+    step = size or _CHUNK
+    partial: list[bytes] = []  # the start of a line that continues in the next chunk
+    size = 0
+    skipping = False
+    while True:
+        chunk = read(step)
+        if not chunk:
+            if partial:
+                yield b"".join(partial)
+            return
+        start = 0
+        if partial or skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                if not skipping:
+                    partial.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        partial, size, skipping = [], 0, True
+                        yield None
+                continue
+            if skipping:
+                skipping = False
+            elif size + end > limit:
+                partial, size = [], 0
+                yield None
+            else:
+                partial.append(chunk[:end])
+                yield b"".join(partial)
+                partial, size = [], 0
+            start = end + 1
+        cut = chunk.rfind(b"\n")
+        if cut >= start:
+            yield chunk[start:cut]
+            start = cut + 1
+        if start < len(chunk):
+            rest = chunk[start:]
+            if len(rest) > limit:
+                skipping = True
+                yield None
+            else:
+                partial, size = [rest], len(rest)
+
+
+def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: int) -> None:
+    """Check JSON Lines; ``raw`` is the first non-blank line, read with ``readline``.
+
+    The loop is the fast path, inlined: decode a chunk of lines at once, then for each line scan
+    it, look up the candidate kinds by shape, and check it as the first candidate. Anything
+    unusual (an error, leading whitespace, no candidate) sends the line to ``_check``, which does
+    it all again carefully and reports what it finds.
     """
     limit = run.max_bytes
+    if len(raw) > limit and raw[-1:] != b"\n":
+        _skip_line(stream.readline)
+        first: bytes | None = None
+    else:
+        first = raw[:-1] if raw[-1:] == b"\n" else raw
     scan = _scan
     forced = run.kinds
     detected = DETECTED.get
     log = run.warnings
+    small = limit < _CHUNK  # then a line inside a chunk may be over the limit
+    lineno -= 1
     fast = 0
     try:
-        while True:
-            if len(raw) > limit and raw[-1:] != b"\n":
+        for block in itertools.chain((first,), _line_blocks(stream.read, limit)):
+            if block is None:
+                lineno += 1
                 _refuse(run, name, lineno, "line")
-                _skip_line(readline)
-            elif raw[0] not in _WS_ORDS or raw.strip(_JSON_WS):
+                continue
+            try:
+                lines = block.decode().split("\n")
+            except UnicodeDecodeError:
+                for raw in block.split(b"\n"):
+                    lineno += 1
+                    if len(raw) > limit:
+                        _refuse(run, name, lineno, "line")
+                    elif raw.strip(_JSON_WS):
+                        _check_raw(run, name, raw, lineno)
+                continue
+            for line in lines:
+                lineno += 1
+                if not line:
+                    continue
+                if small and len(line.encode()) > limit:
+                    _refuse(run, name, lineno, "line")
+                    continue
                 try:
-                    text = raw.decode()
-                    doc, end = scan(text, 0)
-                    if end != len(text) and text[end:].strip(" \t\r\n"):
+                    doc, end = scan(line, 0)
+                    if end != len(line) and line[end:].strip(" \t\r"):
                         raise _Slow
                     if forced:
                         kinds = forced
@@ -374,15 +457,12 @@ def _check_lines(run: _Run, name: str, readline: Any, raw: bytes, lineno: int) -
                     kinds[0].check(doc)
                 except Exception:
                     log.clear()
-                    _check_raw(run, name, raw, lineno)
+                    if line.strip(" \t\r"):  # else a blank line: not a document
+                        _check(run, name, line.rstrip("\r"), lineno)
                 else:
                     fast += 1
                     if log:
-                        _warned(run, name, text, lineno, kinds[0])
-            raw = readline(limit + 1)
-            if not raw:
-                return
-            lineno += 1
+                        _warned(run, name, line, lineno, kinds[0])
     finally:
         run.documents += fast
         run.valid += fast
@@ -426,7 +506,7 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
         return
     too_long = len(raw) > limit and raw[-1:] != b"\n"
     if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or (not too_long and _looks_like_lines(raw)):
-        _check_lines(run, name, readline, raw, lineno)
+        _check_lines(run, name, stream, raw, lineno)
         return
     data = raw if too_long else raw + stream.read(limit + 1 - len(raw))
     if len(data) > limit:

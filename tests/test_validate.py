@@ -6,6 +6,7 @@ in-process to stay quick.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 import agentmsg
 from agentmsg import ChatMessage, ValidationError, json_schema
 from agentmsg._kinds import KINDS, Problems, candidates
-from agentmsg.validate import main
+from agentmsg.validate import _line_blocks, main
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "validate"
@@ -331,6 +332,51 @@ def test_each_line_is_checked_on_its_own(tmp_path: Path, capsys: pytest.CaptureF
     assert run([path], capsys)[0] == 0
 
 
+@settings(max_examples=200)
+@given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12), st.booleans(),
+       st.integers(1, 16), st.integers(1, 40))
+def test_line_blocks_keep_every_line_and_hold_none_too_long(lines: list[bytes], newline_at_end: bool,
+                                                            chunk: int, limit: int) -> None:
+    data = b"\n".join(lines) + (b"\n" if newline_at_end and lines else b"")
+    expected = data.split(b"\n")
+    if not data or data.endswith(b"\n"):
+        expected.pop()
+    got: list[bytes | None] = []
+    for block in _line_blocks(io.BytesIO(data).read, limit, chunk):
+        if block is None:
+            got.append(None)
+        else:
+            got.extend(block.split(b"\n"))
+    assert len(got) == len(expected)
+    for line, want in zip(got, expected):
+        if line is None:
+            assert len(want) > limit
+        else:
+            assert line == want
+        if len(want) > limit + chunk:
+            assert line is None, "a line that long must never be held whole"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64])
+def test_small_chunks_give_the_same_report(chunk: int, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "".join([f'{USER}\n', '\n', '{"role": "user", "content": 1}\r\n', '  \n', '{"role": "user"\n',
+                    json.dumps({"role": "user", "content": "Grüße " * 30}) + "\n", '{"a": 1, "a": 2}\n',
+                    '{"role": "user", "content": "\xff"}\n'.replace("\xff", "\u00ff"), USER])
+    path = write(tmp_path, "l.jsonl", text.encode() + b"\ncaf\xe9\n" + USER.encode())
+    expected = run(["--max-bytes", "100", path], capsys)
+    monkeypatch.setattr("agentmsg.validate._CHUNK", chunk)
+    assert run(["--max-bytes", "100", path], capsys) == expected
+    assert expected[1].splitlines() == [
+        f"{path}:3: $.content: expected a string or a list of parts, got number",
+        f"{path}:5: $: not valid JSON: expecting ',' delimiter (truncated) at line 5, column 16",
+        f"{path}:6: $: line larger than 100 bytes (--max-bytes); not checked",
+        f"{path}:7: $.a: duplicate key: JSON objects must not repeat a key",
+        f"{path}:10: $: not valid UTF-8: byte 0xe9 at line 10, column 4",
+        "9 documents, 4 valid, 5 invalid",
+    ]
+
+
 # -- hostile input: the data folders ----------------------------------------------------------
 
 VALID = sorted((DATA / "valid").iterdir())
@@ -412,7 +458,7 @@ def test_an_endless_document_is_refused_without_reading_it_all() -> None:
 MEMORY_PROBE = """
 import resource, sys
 from agentmsg._kinds import KINDS, Problems, candidates
-from agentmsg.validate import main
+from agentmsg.validate import _line_blocks, main
 scale = 1 if sys.platform == "darwin" else 1024
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 status = main([sys.argv[1], "--quiet"])
@@ -591,6 +637,15 @@ def test_the_committed_example_output_is_current() -> None:
     result = cli("examples/data/session.jsonl", "examples/data/conversation.json")
     assert result.returncode == 1
     assert result.stdout == output
+
+
+def test_the_docs_show_the_committed_output() -> None:
+    # The README section starts as docs-fragments/validate.md; once folded in, README.md has it.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    fragment = ROOT / "docs-fragments" / "validate.md"
+    docs = readme if "examples/data/session.jsonl" in readme or not fragment.exists() else fragment.read_text()
+    expected = (EXAMPLES / "validate-output.txt").read_text()
+    assert f"```console\n{expected}```" in docs
 
 
 # -- any input at all: a clean answer ---------------------------------------------------------
