@@ -6,7 +6,7 @@ from typing import Any, NoReturn
 
 from .errors import ValidationError
 
-__all__ = ["FrozenDict", "freeze_json", "thaw_json", "check_text"]
+__all__ = ["FrozenDict", "freeze_json", "freeze_object", "thaw_json", "check_text"]
 
 
 def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -90,8 +90,20 @@ def freeze_json(value: object, path: str = "") -> Any:
         raise ValidationError("nested too deeply", path, "depth") from None
 
 
-# The walkers build no path strings on the way down: a failure raises with the local key, and
-# each level adds its own key as the error passes (``prefixed``), so valid input pays nothing.
+def freeze_object(value: dict[Any, Any], path: str) -> FrozenDict:
+    """Return a JSON object deep-frozen; the hot path for tool arguments."""
+    try:
+        return _freeze_dict(value)
+    except ValidationError as exc:
+        raise exc.prefixed(path) from None
+    except RecursionError:
+        raise ValidationError("nested too deeply", path, "depth") from None
+
+
+# Theory of operation: the walkers build no path strings on the way down; a failure raises with
+# the local key and each level adds its own key as the error passes (``prefixed``), so valid
+# input pays nothing for paths. A FrozenDict made here carries ``_flat`` (True when no value is a
+# container): it marks the object as already checked, and lets ``thaw_json`` copy it in one call.
 _SCALARS = frozenset((int, bool, type(None)))
 
 
@@ -108,14 +120,7 @@ def _freeze(value: object) -> Any:
     if t is dict or t is FrozenDict:
         return _freeze_dict(value)  # type: ignore[arg-type]
     if t is list or t is tuple:
-        items: list[Any] = value  # type: ignore[assignment]
-        out = []
-        for i, item in enumerate(items):
-            try:
-                out.append(_freeze(item))
-            except ValidationError as exc:
-                raise exc.prefixed(i) from None
-        return tuple(out)
+        return _freeze_list(value)  # type: ignore[arg-type]
     if isinstance(value, str):
         return _freeze(str(value))
     if isinstance(value, bool):
@@ -126,14 +131,39 @@ def _freeze(value: object) -> Any:
         return _freeze(float(value))
     if isinstance(value, dict):
         return _freeze_dict(dict(value))
+    if isinstance(value, (list, tuple)):
+        return _freeze_list(tuple(value))
     raise ValidationError(f"expected a JSON value, got {_type_name(value)}", "", "type")
+
+
+def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
+    nested = False
+    for item in items:
+        t = type(item)
+        if t is str:
+            if not item.isascii():
+                nested = True
+        elif t not in _SCALARS:
+            nested = True
+    if not nested:
+        return items if type(items) is tuple else tuple(items)
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(_freeze(item))
+        except ValidationError as exc:
+            raise exc.prefixed(i) from None
+    return tuple(out)
 
 
 def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     if type(value) is FrozenDict:
-        return value
-    out = {}
-    flat = True
+        try:
+            value._flat  # type: ignore[attr-defined]
+            return value  # made by freeze_json: already checked
+        except AttributeError:
+            pass
+    flat = simple = True
     for key, item in value.items():
         if type(key) is not str:
             raise ValidationError(f"object keys must be strings, got {_type_name(key)}", "", "type")
@@ -142,21 +172,22 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
         t = type(item)
         if t is str:
             if not item.isascii():
-                try:
-                    check_text(item, "")
-                except ValidationError as exc:
-                    raise exc.prefixed(key) from None
+                simple = False
         elif t is float:
             if item - item != 0.0:
                 raise ValidationError("expected a finite number, got NaN or infinity", key, "value")
         elif t not in _SCALARS:
-            flat = False
+            flat = simple = False
+    if simple:
+        frozen = _new_frozen(value)
+    else:
+        out = {}
+        for key, item in value.items():
             try:
-                item = _freeze(item)
+                out[key] = _freeze(item)
             except ValidationError as exc:
                 raise exc.prefixed(key) from None
-        out[key] = item
-    frozen = _new_frozen(out)
+        frozen = _new_frozen(out)
     _set_flat(frozen, flat)
     return frozen
 
@@ -165,7 +196,11 @@ _set_flat = FrozenDict.__dict__["_flat"].__set__
 
 
 def thaw_json(value: Any) -> Any:
-    """Return a plain, mutable copy of a frozen JSON value (dicts and lists)."""
+    """Return a plain, mutable copy of a frozen JSON value (dicts and lists).
+
+    >>> thaw_json(freeze_json({"a": [1, {"b": 2}]}))
+    {'a': [1, {'b': 2}]}
+    """
     t = type(value)
     if t is FrozenDict:
         try:
@@ -173,12 +208,22 @@ def thaw_json(value: Any) -> Any:
                 return dict(value)
         except AttributeError:  # built directly, not by freeze_json
             pass
-        return {k: thaw_json(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
-    if t is tuple or t is list:
-        return [thaw_json(v) if type(v) in _CONTAINERS else v for v in value]
-    if t is dict:
-        return {k: thaw_json(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
-    return value
+    elif t is not tuple and t is not list and t is not dict:
+        return value
+    return _thaw(value)
 
 
-_CONTAINERS = frozenset((FrozenDict, dict, tuple, list))
+def _thaw(value: Any) -> Any:
+    if type(value) is tuple or type(value) is list:
+        out: Any = list(value)
+        for i, item in enumerate(out):
+            t = type(item)
+            if t is FrozenDict or t is tuple or t is dict or t is list:
+                out[i] = thaw_json(item)
+        return out
+    out = dict(value)
+    for key, item in out.items():
+        t = type(item)
+        if t is FrozenDict or t is tuple or t is dict or t is list:
+            out[key] = thaw_json(item)
+    return out

@@ -79,7 +79,7 @@ def _check_rules(
     if tool_calls:
         if role is not ASSISTANT:
             raise ValidationError(f"only assistant messages carry tool calls, not {role}", "tool_calls", "value")
-        if len(tool_calls) > 1:
+        if len(tool_calls) > 1 and len({call.id for call in tool_calls}) != len(tool_calls):
             seen: set[str] = set()
             for i, call in enumerate(tool_calls):
                 if call.id in seen:
@@ -200,8 +200,8 @@ class ChatMessage:
         for call in calls:
             if type(call) is not ToolCall:
                 _check_tool_calls(calls)  # raises with the index
-        if checked is None or len(calls) > 1:
-            _check_rules(ASSISTANT, checked, calls, None, False)
+        if (checked is None and not calls) or (len(calls) > 1 and len({c.id for c in calls}) != len(calls)):
+            _check_rules(ASSISTANT, checked, calls, None, False)  # raises, naming the rule
         return _make(ASSISTANT, checked, calls, None, False)
 
     @classmethod

@@ -9,8 +9,9 @@ from typing import Any, TypeVar, overload
 
 from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
 from ._fast import new, slot_setters
-from ._frozen import FrozenDict, check_text, freeze_json, thaw_json
+from ._frozen import FrozenDict, check_text, freeze_json, freeze_object, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
+from .schema import build, tool_parts
 
 __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_from_dict"]
 
@@ -46,15 +47,9 @@ def _check_id(value: object, path: str) -> str:
 
 
 def _check_arguments(arguments: object) -> FrozenDict:
-    if type(arguments) is FrozenDict:
-        return arguments  # already deep-frozen and checked
-    if not isinstance(arguments, dict):
-        raise ValidationError(
-            f"expected a JSON object, got {type_name(arguments)}", "arguments", "type"
-        )
-    if not arguments:
-        return _EMPTY_ARGS
-    return freeze_json(arguments, "arguments")  # type: ignore[no-any-return]
+    if isinstance(arguments, dict):
+        return freeze_object(arguments, "arguments")
+    raise ValidationError(f"expected a JSON object, got {type_name(arguments)}", "arguments", "type")
 
 
 def _describe_text(text: str) -> str:
@@ -140,6 +135,28 @@ class ToolCall:
         if type is dict or type is FrozenDict:
             return value if kind is FrozenDict else None
         raise TypeError("type must be one of str, int, float, bool, list, dict")
+
+    def arguments_as(self, cls: type[T], strict: bool = True) -> T:
+        """Return the arguments checked against ``schema_for(cls, strict)`` and built into ``cls``.
+
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class WriteFile:
+        ...     path: str
+        ...     lines: tuple[str, ...] = ()
+        >>> ToolCall("call_1", "write_file", {"path": "a.txt", "lines": ["hi"]}).arguments_as(WriteFile)
+        WriteFile(path='a.txt', lines=('hi',))
+        >>> ToolCall("call_1", "write_file", {"path": 7, "lines": None}).arguments_as(WriteFile)
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: path: expected string, got integer
+
+        Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null``
+        for a field with a default gives the default (with ``strict=False`` the field may also
+        be left out). Bad arguments raise ``ValidationError`` with the path; see
+        ``agentmsg.schema.build``.
+        """
+        return build(cls, self.arguments, strict=strict)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the canonical JSON shape (arguments as a plain dict)."""
@@ -333,6 +350,47 @@ class ToolDefinition:
         if self.strict:
             _check_strict(parameters, "parameters")
         object.__setattr__(self, "parameters", parameters)
+
+    @classmethod
+    def from_dataclass(
+        cls, dataclass: type, name: str | None = None, description: str | None = None, strict: bool = True
+    ) -> ToolDefinition:
+        """Return the tool whose arguments are the fields of ``dataclass``.
+
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class GetWeather:
+        ...     \"\"\"Get the current weather for a city.\"\"\"
+        ...     city: str
+        >>> tool = ToolDefinition.from_dataclass(GetWeather)
+        >>> tool.name, tool.description, tool.to_dict()["parameters"]["required"]
+        ('get_weather', 'Get the current weather for a city.', ['city'])
+
+        The name defaults to the class name in snake_case, the description to the first
+        paragraph of the class docstring; both are validated as usual. The parameters are
+        ``agentmsg.schema.schema_for(dataclass, strict)``.
+        """
+        name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
+        return cls(name, description, FrozenDict(parameters), strict)
+
+    @classmethod
+    def from_function(
+        cls, fn: Any, name: str | None = None, description: str | None = None, strict: bool = True
+    ) -> ToolDefinition:
+        """Return the tool whose arguments are the parameters of ``fn`` (from its type hints).
+
+        >>> def search(query: str, limit: int = 10) -> list[str]:
+        ...     \"\"\"Search the notes.\"\"\"
+        ...     return []
+        >>> tool = ToolDefinition.from_function(search)
+        >>> tool.name, tool.to_dict()["parameters"]["properties"]["limit"]
+        ('search', {'type': ['integer', 'null']})
+
+        ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
+        ``TypeError``; so is a parameter without a type hint.
+        """
+        name, description, parameters = tool_parts(fn, name, description, strict, function=True)
+        return cls(name, description, FrozenDict(parameters), strict)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the OpenAI function shape ``{"name", "description", "parameters", "strict"}``."""

@@ -234,3 +234,13 @@ def test_tool_definition() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ToolDefinition("f", "d" * 1024, {"type": "object", "additionalProperties": False})
+
+
+def test_hand_built_frozendict_is_still_checked_and_frozen() -> None:
+    call = ToolCall("c", "f", FrozenDict({"a": [1, {"b": [2]}]}))
+    assert call.arguments == {"a": (1, {"b": (2,)})}
+    assert type(call.arguments["a"]) is tuple and type(call.arguments["a"][1]["b"]) is tuple
+    with pytest.raises(ValidationError) as info:
+        ToolCall("c", "f", FrozenDict({"x": float("nan")}))
+    assert info.value.path == "arguments.x"
+    assert pickle.loads(pickle.dumps(call)).arguments == call.arguments

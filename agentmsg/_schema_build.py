@@ -1,0 +1,390 @@
+"""The intermediate description to a builder: check JSON arguments and build typed values in one pass.
+
+Theory of operation: ``compile_builder(tp, strict)`` returns a function from a JSON value (plain
+or deep-frozen) to the typed value. Each description node compiles to a converter that checks
+its input exactly as ``_schema_validator`` checks the schema ``agentmsg.schema`` emits for that
+node — the same keywords in the same order, so the same first error with the same path and
+code — and returns the Python value. Checking and building in one pass is what makes
+``ToolCall.arguments_as`` cheap; the differential tests hold the two implementations together.
+
+Fast path: a field or item whose type is ``str``, ``int``, ``float``, ``bool`` or ``None`` (or an
+optional one) is taken as is when the value already has that exact Python type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import date, datetime
+from types import MemberDescriptorType
+from typing import Any
+
+from . import _schema_types as t
+from ._schema_validator import (
+    TYPE_TESTS,
+    any_of_error,
+    check_unique,
+    json_key,
+    key_label,
+    parse_date,
+    parse_date_time,
+    type_error,
+    unexpected,
+)
+from .errors import ValidationError
+
+__all__ = ["compile_builder"]
+
+Conv = Callable[[Any], Any]
+_MISS: Any = object()
+
+
+def compile_builder(tp: Any, strict: bool) -> Conv:
+    """Return the function that checks a JSON value against ``tp``'s schema and builds it."""
+    return _Builder(strict).conv(t.describe(tp))
+
+
+def _str(v: object) -> str:
+    if isinstance(v, str):
+        return v
+    raise type_error("string", v)
+
+
+def _int(v: object) -> int:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    raise type_error("integer", v)
+
+
+def _float(v: object) -> float:
+    if isinstance(v, float):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        try:
+            return float(v)
+        except OverflowError:  # an integer too large for a float stays an int
+            return v
+    raise type_error("number", v)
+
+
+def _bool(v: object) -> bool:
+    if v is True or v is False:
+        return v
+    raise type_error("boolean", v)
+
+
+def _null(v: object) -> None:
+    if v is not None:
+        raise type_error("null", v)
+
+
+def _parsed(parse: Callable[[str], Any], name: str) -> Conv:
+    def conv(v: object) -> Any:
+        if not isinstance(v, str):
+            raise type_error("string", v)
+        value = parse(v)
+        if value is None:
+            raise ValidationError(f"must be an RFC 3339 {name}", "", "format")
+        return value
+
+    return conv
+
+
+_SCALARS: dict[type, Conv] = {
+    str: _str, int: _int, float: _float, bool: _bool, t.NoneType: _null,
+    datetime: _parsed(parse_date_time, "date-time"), date: _parsed(parse_date, "date"),
+}
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", t.NoneType: "null"}
+
+
+def _exact(node: t.Node) -> frozenset[type]:
+    """Return the Python types a value may have to be taken as is for ``node``."""
+    if isinstance(node, t.Described):
+        return _exact(node.node)
+    if isinstance(node, t.Scalar):
+        return frozenset({node.py}) if node.py in _JSON_TYPES else frozenset()
+    if isinstance(node, t.Union_):
+        sets = [_exact(m) for m in node.members]
+        found = frozenset().union(*sets)
+        # an int member converts whole floats and a float member converts ints: keep the order
+        if all(sets) and not {int, float} <= found:
+            return found
+    return frozenset()
+
+
+class _Builder:
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.objects: dict[type, list[Conv]] = {}
+
+    def conv(self, node: t.Node) -> Conv:
+        if isinstance(node, t.Scalar):
+            return _SCALARS[node.py]
+        if isinstance(node, t.Choice):
+            return _choice(node)
+        if isinstance(node, t.Array):
+            unique = node.kind in (set, frozenset) and not self.strict
+            return _array(self.conv(node.item), _exact(node.item), node.kind, unique)
+        if isinstance(node, t.Fixed):
+            return _fixed([self.conv(n) for n in node.items], len(set(node.items)) == 1)
+        if isinstance(node, t.Map):
+            return _map(self.conv(node.value))
+        if isinstance(node, t.Union_):
+            return _union([self.conv(m) for m in node.members])
+        if isinstance(node, t.Ref):
+            return self._ref(node.cls)
+        return self.conv(node.node)  # Described
+
+    def _ref(self, cls: type) -> Conv:
+        cell = self.objects.get(cls)
+        if cell is None:
+            cell = self.objects[cls] = []
+            cell.append(self.object(t.describe_object(cls)))
+            return cell[0]
+
+        def conv_ref(v: object) -> Any:  # a recursive reference, resolved once compiled
+            return cell[0](v)
+
+        return conv_ref
+
+    def object(self, obj: t.Object) -> Conv:
+        plan = [
+            (
+                f.name,
+                _exact(f.node),
+                self.conv(f.node),
+                self.strict or not f.optional,
+                f.optional and self.strict and not t.accepts_null(f.node),
+            )
+            for f in obj.fields
+        ]
+        known = frozenset(f.name for f in obj.fields)
+        size = len(known)
+        # the fast path: fields in any order, giving up at the first surprise
+        plain = [(name, exact) for name, exact, *_ in plan if exact]
+        others = [(name, conv) for name, exact, conv, *_ in plan if not exact]
+        may_be_null = frozenset(name for name, *_, null_is_default in plan if null_is_default)
+        make = None if obj.cls is None else _maker(obj.cls, obj.name)
+
+        def checked(v: dict[str, Any]) -> dict[str, Any]:
+            """Check the fields in schema order: the path that reports the first error."""
+            kwargs = {}
+            for name, exact, conv, required, null_is_default in plan:
+                x = v.get(name, _MISS)
+                if type(x) in exact:
+                    kwargs[name] = x
+                elif x is _MISS:
+                    if required:
+                        raise ValidationError("required property is missing", name, "required")
+                elif x is None and null_is_default:
+                    pass  # strict mode: null stands for "use the default"
+                else:
+                    try:
+                        kwargs[name] = conv(x)
+                    except ValidationError as e:
+                        if null_is_default:  # the schema says "X or null" here, so say so too
+                            e = any_of_error([e, type_error("null", x)])
+                        raise e.prefixed(name) from None
+            if not known.issuperset(v):
+                raise unexpected(next(k for k in v if k not in known))
+            return kwargs
+
+        def conv_object(v: object) -> Any:
+            if not isinstance(v, dict):
+                raise type_error("object", v)
+            kwargs: dict[str, Any] | None = {}
+            if len(v) == size:  # no key missing or else an unknown key makes it through
+                try:
+                    for name, exact in plain:
+                        x = v[name]
+                        if type(x) in exact:
+                            kwargs[name] = x  # type: ignore[index]
+                        elif x is not None or name not in may_be_null:
+                            kwargs = None
+                            break
+                    else:
+                        for name, conv in others:
+                            x = v[name]
+                            if x is not None or name not in may_be_null:
+                                kwargs[name] = conv(x)  # type: ignore[index]
+                except (KeyError, ValidationError):
+                    kwargs = None
+            else:
+                kwargs = None
+            if kwargs is None:
+                kwargs = checked(v)
+            return kwargs if make is None else make(kwargs)
+
+        return conv_object
+
+
+def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
+    """Return how to make an instance of dataclass ``cls`` from checked keyword arguments.
+
+    A frozen dataclass's generated ``__init__`` stores each field through
+    ``object.__setattr__`` (most of the cost of building one). When ``cls`` uses exactly that
+    generated ``__init__`` (found by the ``__dataclass_builtins_object__`` name only it uses),
+    do what it does — fill the defaults, store the fields, call ``__post_init__`` — directly.
+    Any other class is called normally.
+    """
+    init = cls.__dict__.get("__init__")
+    code = getattr(init, "__code__", None)
+    if (
+        code is None
+        or "__dataclass_builtins_object__" not in code.co_freevars
+        or getattr(cls, "__new__") is not object.__new__
+    ):
+        return _refusing(cls, label, lambda kwargs: cls(**kwargs))
+    fields = dataclasses.fields(cls)
+    defaults = [
+        (f.name, f.default, f.default_factory, f.init)
+        for f in fields
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    ]
+    fill = [(name, default, factory) for name, default, factory, init in defaults if init]
+    always = [(name, default, factory) for name, default, factory, init in defaults if not init]
+    size = sum(1 for f in fields if f.init)
+    post_init = getattr(cls, "__post_init__", None)
+    slots = [getattr(cls, f.name, None) for f in fields]
+    if all(type(s) is MemberDescriptorType for s in slots):
+        setters = [(f.name, s.__set__) for f, s in zip(fields, slots)]  # type: ignore[union-attr]
+    elif any(type(s) is MemberDescriptorType for s in slots):
+        return _refusing(cls, label, lambda kwargs: cls(**kwargs))
+    else:
+        setters = None
+    new = object.__new__
+    set_dict = object.__setattr__
+
+    def make(kwargs: dict[str, Any]) -> Any:
+        if len(kwargs) != size:  # some defaulted field was left out (or sent as null)
+            for name, default, factory in fill:
+                if name not in kwargs:
+                    kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        for name, default, factory in always:  # init=False fields with a default
+            kwargs[name] = default if factory is dataclasses.MISSING else factory()
+        obj: Any = new(cls)
+        if setters is None:
+            set_dict(obj, "__dict__", kwargs)
+        else:
+            for name, setter in setters:
+                if name in kwargs:
+                    setter(obj, kwargs[name])
+        if post_init is not None:
+            try:
+                obj.__post_init__()
+            except ValidationError:
+                raise
+            except ValueError as e:
+                raise _refused(label, e) from e
+        return obj
+
+    return make
+
+
+def _refused(label: str, error: ValueError) -> ValidationError:
+    return ValidationError(f"refused by {label} ({type(error).__name__})", "", "value")
+
+
+def _refusing(cls: type, label: str, make: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """Turn a ``ValueError`` from the class's own checks into a ``ValidationError``."""
+
+    def make_checked(kwargs: dict[str, Any]) -> Any:
+        try:
+            return make(kwargs)
+        except ValidationError:
+            raise
+        except ValueError as e:
+            raise _refused(label, e) from e
+
+    return make_checked
+
+
+def _choice(node: t.Choice) -> Conv:
+    table = {json_key(v): m for v, m in zip(node.values, node.members)}
+    kinds = list(dict.fromkeys(_JSON_TYPES[type(v)] for v in node.values))
+    tests = [TYPE_TESTS[k] for k in kinds]
+    expected = " or ".join(kinds)
+
+    def conv_choice(v: object) -> Any:
+        member = table.get(v if type(v) is str else json_key(v), _MISS)  # json_key(str) is the str
+        if member is not _MISS:
+            return member
+        if any(test(v) for test in tests):
+            raise ValidationError("must be one of the allowed values", "", "enum")
+        raise type_error(expected, v)
+
+    return conv_choice
+
+
+def _array(item: Conv, exact: frozenset[type], kind: type, unique: bool) -> Conv:
+    def conv_array(v: object) -> Any:
+        if not isinstance(v, (list, tuple)):
+            raise type_error("array", v)
+        out: Any = v
+        for x in v:
+            if type(x) not in exact:  # some item needs converting (or is wrong)
+                out = []
+                for i, x in enumerate(v):
+                    try:
+                        out.append(item(x))
+                    except ValidationError as e:
+                        raise e.prefixed(i) from None
+                break
+        if unique:
+            check_unique(v)
+        return out if type(out) is kind else kind(out)
+
+    return conv_array
+
+
+def _fixed(items: list[Conv], same: bool) -> Conv:
+    n = len(items)
+
+    def conv_fixed(v: object) -> tuple[Any, ...]:
+        if not isinstance(v, (list, tuple)):
+            raise type_error("array", v)
+        if len(v) < n:
+            raise ValidationError(f"expected at least {n} items, got {len(v)}", "", "min_items")
+        if same and len(v) > n:  # strict form: minItems and maxItems, then items
+            raise ValidationError(f"expected at most {n} items, got {len(v)}", "", "max_items")
+        out = []
+        for i, (conv, x) in enumerate(zip(items, v)):
+            try:
+                out.append(conv(x))
+            except ValidationError as e:
+                raise e.prefixed(i) from None
+        if len(v) > n:  # prefixItems form: "items": false refuses the rest
+            raise ValidationError("unexpected item", "", "additional").prefixed(n)
+        return tuple(out)
+
+    return conv_fixed
+
+
+def _map(value: Conv) -> Conv:
+    def conv_map(v: object) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            raise type_error("object", v)
+        out = {}
+        for key, x in v.items():
+            try:
+                out[key] = value(x)
+            except ValidationError as e:
+                raise e.prefixed(key_label(key)) from None
+        return out
+
+    return conv_map
+
+
+def _union(members: list[Conv]) -> Conv:
+    def conv_union(v: object) -> Any:
+        errors = []
+        for conv in members:
+            try:
+                return conv(v)
+            except ValidationError as e:
+                errors.append(e)
+        raise any_of_error(errors)
+
+    return conv_union

@@ -1,0 +1,288 @@
+"""File references: boundaries of a file, workspace escapes, permissions, and bad files."""
+
+import os
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentmsg.errors import ValidationError
+from agentmsg.files import (
+    CODER,
+    GUEST,
+    PLANNER,
+    REVIEWER,
+    ROLES,
+    AgentRole,
+    FileAccessError,
+    FileResolver,
+    Permission,
+)
+from agentmsg.records import FileReference, decode
+
+FIVE = "one\ntwo\nthree\nfour\nfive\n"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "five.txt").write_text(FIVE)
+    (root / "empty.txt").write_text("")
+    (root / "no_newline.txt").write_text("alpha\nbeta")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("import os\n\nprint(os.getcwd())\n")
+    return root
+
+
+def ref(path, start=None, end=None, id="f1"):
+    return FileReference(id=id, path=path, start_line=start, end_line=end)
+
+
+def resolve(root, path, start=None, end=None, **kwargs):
+    return FileResolver(root, **kwargs).resolve(ref(path, start, end))
+
+
+# --- every boundary of a file ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "start, end, content",
+    [
+        (None, None, FIVE),
+        (1, 1, "one"),  # first line
+        (5, 5, "five"),  # last line
+        (1, 5, "one\ntwo\nthree\nfour\nfive"),  # all lines by range
+        (2, 4, "two\nthree\nfour"),
+        (4, None, "four\nfive"),  # start alone: to the end
+        (5, None, "five"),
+    ],
+)
+def test_line_ranges_inside_the_file(workspace, start, end, content):
+    done = resolve(workspace, "five.txt", start, end)
+    assert (done.status, done.content, done.error) == ("resolved", content, None)
+    assert (done.start_line, done.end_line) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "start, end, error",
+    [
+        (6, None, "start_line 6 is past the end of the file (5 lines)"),  # one past the end
+        (6, 6, "start_line 6 is past the end of the file (5 lines)"),
+        (5, 6, "end_line 6 is past the end of the file (5 lines)"),
+        (1, 100, "end_line 100 is past the end of the file (5 lines)"),
+    ],
+)
+def test_line_ranges_beyond_the_end_fail(workspace, start, end, error):
+    done = resolve(workspace, "five.txt", start, end)
+    assert (done.status, done.content, done.error) == ("failed", None, error)
+
+
+def test_empty_file(workspace):
+    assert resolve(workspace, "empty.txt").content == ""
+    done = resolve(workspace, "empty.txt", 1, 1)
+    assert done.status == "failed" and done.error == "start_line 1 is past the end of the file (0 lines)"
+
+
+def test_file_without_trailing_newline(workspace):
+    assert resolve(workspace, "no_newline.txt", 2, 2).content == "beta"
+    assert resolve(workspace, "no_newline.txt").content == "alpha\nbeta"
+    assert resolve(workspace, "no_newline.txt", 3).error == "start_line 3 is past the end of the file (2 lines)"
+
+
+def test_blank_lines_count(workspace):
+    assert resolve(workspace, "src/app.py", 2, 3).content == "\nprint(os.getcwd())"
+
+
+def test_crlf_bom_and_other_separators(workspace):
+    (workspace / "dos.txt").write_bytes(b"\xef\xbb\xbfa\r\nb\x0cc\r\nd\r\n")
+    assert resolve(workspace, "dos.txt", 1, 1).content == "a"
+    assert resolve(workspace, "dos.txt", 2, 2).content == "b\x0cc"  # only \n breaks lines
+    assert resolve(workspace, "dos.txt", 3).content == "d"
+    assert resolve(workspace, "dos.txt").content == "a\r\nb\x0cc\r\nd\r\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(st.text(alphabet=st.characters(blacklist_characters="\n\r\x00\ufeff", blacklist_categories=("Cs",))), max_size=12),
+       trailing=st.booleans(), data=st.data())
+def test_any_range_matches_a_plain_slice(tmp_path_factory, lines, trailing, data):
+    root = tmp_path_factory.mktemp("prop")
+    text = "\n".join(lines) + ("\n" if trailing and lines else "")
+    (root / "f.txt").write_bytes(text.encode("utf-8"))
+    count = len(text.split("\n")) - (1 if text.endswith("\n") or not text else 0)
+    start = data.draw(st.integers(1, count + 2))
+    end = data.draw(st.one_of(st.none(), st.integers(start, count + 2)))
+    done = resolve(root, "f.txt", start, end)
+    expected = text.split("\n")[:count]
+    if start > count or (end is not None and end > count):
+        assert done.status == "failed" and "past the end of the file" in done.error
+    else:
+        assert done.content == "\n".join(expected[start - 1 : end])
+
+
+# --- paths and the workspace root --------------------------------------------------------------
+
+
+def test_relative_path_needs_a_root(workspace):
+    done = FileResolver(None).resolve(ref("five.txt"))
+    assert done.error == "a relative path needs a workspace root (FileResolver(root=...))"
+
+
+def test_absolute_path_is_read_as_it_is(workspace, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("hello\n")
+    assert FileResolver(workspace).resolve(ref(str(outside))).content == "hello\n"
+    assert FileResolver(None).resolve(ref(str(workspace / "five.txt"), 2, 2)).content == "two"
+    confined = FileResolver(workspace, confine_absolute=True)
+    assert confined.resolve(ref(str(outside))).error == "the path escapes the workspace root"
+    assert confined.resolve(ref(str(workspace / "five.txt"), 1, 1)).content == "one"
+
+
+def test_dotdot_is_refused_by_the_record_itself():
+    with pytest.raises(ValidationError) as info:
+        ref("src/../../etc/passwd")
+    assert info.value.path == "path"
+
+
+def test_symlink_to_a_file_outside_is_refused(workspace, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret\n")
+    os.symlink(secret, workspace / "innocent.txt")
+    done = resolve(workspace, "innocent.txt")
+    assert done.status == "failed"
+    assert done.error == "the path escapes the workspace root through a symbolic link"
+    assert "top secret" not in repr(done)
+
+
+def test_symlinked_directory_outside_is_refused(workspace, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keys.txt").write_text("k\n")
+    os.symlink(elsewhere, workspace / "linked")
+    assert resolve(workspace, "linked/keys.txt").error == "the path escapes the workspace root through a symbolic link"
+
+
+def test_symlink_chain_that_ends_outside_is_refused(workspace, tmp_path):
+    (tmp_path / "target.txt").write_text("t\n")
+    os.symlink(tmp_path / "target.txt", workspace / "hop2")
+    os.symlink("hop2", workspace / "hop1")
+    assert resolve(workspace, "hop1").status == "failed"
+
+
+def test_symlink_inside_the_workspace_is_followed(workspace):
+    os.symlink("five.txt", workspace / "alias.txt")
+    assert resolve(workspace, "alias.txt", 3, 3).content == "three"
+
+
+def test_workspace_root_that_is_a_symlink(workspace, tmp_path):
+    os.symlink(workspace, tmp_path / "ws-link")
+    assert resolve(tmp_path / "ws-link", "five.txt", 1, 1).content == "one"
+
+
+def test_dangling_symlink_is_missing(workspace):
+    os.symlink("does-not-exist.txt", workspace / "dangling")
+    assert resolve(workspace, "dangling").error == "no such file"
+
+
+# --- permissions -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", [PLANNER, CODER, REVIEWER])
+def test_roles_that_may_read(workspace, role):
+    assert resolve(workspace, "five.txt", 1, 1, role=role).content == "one"
+
+
+def test_denied_read_names_the_role_and_the_permission(workspace):
+    done = resolve(workspace, "five.txt", role=GUEST)
+    assert done.status == "failed"
+    assert done.error == "role 'guest' lacks the 'read' permission"
+    with pytest.raises(FileAccessError) as info:
+        FileResolver(workspace, role=AgentRole("scribe", {"write"})).read("five.txt")
+    assert info.value.code == "permission" and "'scribe'" in info.value.message and "'read'" in info.value.message
+
+
+def test_role_sets():
+    assert set(ROLES) == {"planner", "coder", "reviewer", "guest"}
+    assert PLANNER.permissions == frozenset({Permission.READ})
+    assert CODER.allows("write") and CODER.allows(Permission.EXECUTE)
+    assert not REVIEWER.allows("write") and not GUEST.permissions
+    assert hash(AgentRole("a", ["read"])) == hash(AgentRole("a", {Permission.READ}))
+    with pytest.raises(ValueError):
+        AgentRole("a", {"fly"})
+    with pytest.raises(TypeError):
+        AgentRole("", set())
+    with pytest.raises(TypeError):
+        AgentRole("a", "read")
+    with pytest.raises(TypeError):
+        FileResolver(None, role="coder")
+
+
+# --- files that cannot be read -----------------------------------------------------------------
+
+
+def test_missing_file(workspace):
+    assert resolve(workspace, "nope.txt").error == "no such file"
+    assert resolve(workspace, "five.txt/child").error == "no such file (a parent is not a directory)"
+
+
+def test_directory(workspace):
+    done = resolve(workspace, "src")
+    assert (done.status, done.error) == ("failed", "is a directory, not a file")
+
+
+def test_binary_files(workspace):
+    (workspace / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workspace / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    assert resolve(workspace, "image.png").error == "not a text file (it holds NUL bytes)"
+    assert resolve(workspace, "latin1.txt").error == "not a text file (not valid UTF-8)"
+
+
+def test_size_limit(workspace):
+    (workspace / "big.txt").write_text("x" * 100)
+    assert resolve(workspace, "big.txt", max_bytes=100).content == "x" * 100
+    done = resolve(workspace, "big.txt", max_bytes=99)
+    assert done.error == "the file is 100 bytes, over the limit of 99"
+    with pytest.raises(TypeError):
+        FileResolver(workspace, max_bytes=-1)
+
+
+def test_fifo_does_not_hang(workspace):
+    os.mkfifo(workspace / "pipe")
+    assert resolve(workspace, "pipe").error == "not a regular file (a device, FIFO or socket)"
+
+
+def test_failed_record_is_retried_and_resolved_one_is_kept(workspace):
+    resolver = FileResolver(workspace)
+    failed = resolver.resolve(ref("later.txt"))
+    assert failed.status == "failed"
+    (workspace / "later.txt").write_text("now here\n")
+    done = resolver.resolve(failed)
+    assert (done.id, done.status, done.content, done.error) == ("f1", "resolved", "now here\n", None)
+    (workspace / "later.txt").write_text("changed\n")
+    assert resolver.resolve(done) is done
+    assert decode(done.to_dict()) == done
+
+
+def test_read_raises_with_codes(workspace):
+    resolver = FileResolver(workspace)
+    assert resolver.read("five.txt", 2, 3) == "two\nthree"
+    for args, code in [
+        (("nope",), "not_found"),
+        (("src",), "directory"),
+        (("five.txt", 9), "line_range"),
+        (("five.txt", None, 2), "line_range"),
+        (("five.txt", 3, 2), "line_range"),
+        (("",), "not_found"),
+    ]:
+        with pytest.raises(FileAccessError) as info:
+            resolver.read(*args)
+        assert info.value.code == code
+    err = pickle.loads(pickle.dumps(FileAccessError("no such file", "not_found")))
+    assert (err.message, err.code) == ("no such file", "not_found")
+
+
+def test_resolve_refuses_other_records(workspace):
+    with pytest.raises(TypeError):
+        FileResolver(workspace).resolve("five.txt")
+    assert repr(FileResolver(workspace, role=PLANNER)).endswith("role='planner', max_bytes=1048576)")
