@@ -53,7 +53,11 @@ class Problems(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """One kind of document: its name, how to spot it, how to check it, its shipped schema."""
+    """One kind of document: its name, how to spot it, how to check it, its shipped schema.
+
+    >>> KINDS["chat_message"].schema, KINDS["chat_message"].detect((False, frozenset({"role"})))
+    ('chat_message', 1)
+    """
 
     name: str
     summary: str
@@ -129,7 +133,13 @@ _definitions = _each(ToolDefinition.from_dict, "tool definitions")
 
 
 def check_conversation(doc: Any) -> ConversationHistory:
-    """Check every message, then their order, and that no tool call is left unanswered."""
+    """Check every message, then their order, and that no tool call is left unanswered.
+
+    >>> check_conversation([{"role": "assistant", "content": "Hi"}])
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ConversationOrderError: messages[0]: the user must speak first
+    """
     history = ConversationHistory()
     for message in _messages(doc):
         history.add(message)
@@ -138,7 +148,12 @@ def check_conversation(doc: Any) -> ConversationHistory:
 
 
 def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
-    """Check every tool definition, and that no two share a name."""
+    """Check every tool definition, and that no two share a name.
+
+    >>> tool = {"name": "now", "description": "The time.", "parameters": {"type": "object"}, "strict": False}
+    >>> [problem.path for problem in _problems_of(check_tool_definitions, [tool, tool])]
+    ['[1].name']
+    """
     definitions = _definitions(doc)
     seen: set[str] = set()
     errors: list[ValidationError | ConversationOrderError] = []
@@ -152,7 +167,13 @@ def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
 
 
 def check_event(doc: Any) -> object:
-    """Check a socket event written as ``{"event": name, "payload": {...}}``."""
+    """Check a socket event written as ``{"event": name, "payload": {...}}``.
+
+    >>> check_event({"event": "message:chunk", "payload": {"id": "m1", "chunk": 5}})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: payload.chunk: expected a string, got number
+    """
     data = expect_object(doc)
     if "payload" not in data:
         raise ValidationError("is required", "payload", "missing")
@@ -168,7 +189,13 @@ def check_event(doc: Any) -> object:
 
 
 def check_record(doc: Any) -> object:
-    """Check a record envelope; one of an unknown type or a newer version is kept, with a warning."""
+    """Check a record envelope; one of an unknown type or a newer version is kept, with a warning.
+
+    >>> check_record({"type": "system_control", "version": 1, "id": "s1", "data": {"kind": "mode_change"}})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: data.old: is required
+    """
     record = decode_record(doc)
     if type(record) is UnknownRecord:
         warnings.warn(
@@ -291,6 +318,17 @@ def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
     return check
 
 
+def _problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationError | ConversationOrderError]:
+    """Return the problems ``check`` finds in ``doc`` (for doctests)."""
+    try:
+        check(doc)
+    except Problems as many:
+        return many.errors
+    except (ValidationError, ConversationOrderError) as exc:
+        return [exc]
+    return []
+
+
 # -- the registry -----------------------------------------------------------------------------
 
 _REGISTRY = (
@@ -340,7 +378,11 @@ DETECTED: dict[Hashable, tuple[Kind, ...]] = {}  # shape key -> candidates; see 
 
 
 def shape_of(doc: Any) -> Shape | None:
-    """Return the shape detectors look at, or None for a scalar."""
+    """Return the shape detectors look at, or None for a scalar.
+
+    >>> shape_of([{"role": "user"}]), shape_of([]), shape_of("text")
+    ((True, frozenset({'role'})), (True, None), None)
+    """
     if type(doc) is dict:
         return False, frozenset(doc)
     if type(doc) is list:

@@ -13,11 +13,13 @@ Each FILE holds one JSON document or JSON Lines (one document per line: detected
 then a summary line. Exit status: 0 all valid, 1 something invalid, 2 usage error, unreadable
 file, or an interrupted run.
 
-Theory of operation: JSON Lines are read one line at a time (``readline`` with a size limit, so
-memory stays bounded whatever the file size) and each line takes the fast path: strict
-``json.loads``, the candidate kinds looked up by the document's shape, the core's ``from_dict``.
-Only a document that fails goes down the slow path, which tries the other candidates, finds the
-line and column of each problem (``_jsonpos``), and explains the detection.
+Theory of operation: the first line decides the mode (it stands alone: JSON Lines; else one
+document, read whole up to ``--max-bytes``). JSON Lines are read a mebibyte at a time, whole
+lines only, so memory stays bounded whatever the file size, and each line takes the fast path:
+the C scanner with the strict hooks, the candidate kinds looked up by the document's shape, the
+core's ``from_dict``. Only a document that fails goes down the slow path, which parses it again
+carefully, tries the other candidates, finds the line and column of each problem (``_jsonpos``),
+and explains the detection.
 """
 
 from __future__ import annotations
@@ -166,7 +168,10 @@ class _Run:
 
 
 def _check(run: _Run, name: str, text: str, line: int) -> None:
-    """Check one document whose text starts on ``line`` (the fast path; failures go to ``_failed``)."""
+    """Check one document carefully; its text starts on ``line``.
+
+    The path of a single JSON document, and of a JSON Lines line that left the fast path.
+    """
     run.documents += 1
     try:
         doc = _decode(text)
@@ -309,7 +314,9 @@ def _bad_json(run: _Run, name: str, text: str, line: int, exc: BaseException) ->
         return
     segments, offset, code, message = found
     row, column = line_column(text, offset)
-    path = "".join(f"[{s}]" if type(s) is int else f".{s}" for s in segments).lstrip(".")
+    path = ""
+    for segment in segments:
+        path += f"[{segment}]" if type(segment) is int else f".{segment}" if path else str(segment)
     run.report(name, line + row - 1, column, (path, code, message), None)
 
 
