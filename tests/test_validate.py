@@ -115,6 +115,21 @@ def test_exit_2_for_usage_errors(args: list[str]) -> None:
     assert "error:" in result.stderr
 
 
+@pytest.mark.parametrize("error, message", [(TypeError("boom"), "internal error: TypeError (please report this bug)"),
+                                            (KeyboardInterrupt(), "interrupted")])
+def test_last_resort_and_interrupt_end_with_2_and_one_line(error: BaseException, message: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # No input reaches the last-resort handler (every other test checks that); a bug would.
+    def fail(*args: Any) -> None:
+        raise error
+
+    monkeypatch.setattr("agentmsg.validate._check_stream", fail)
+    status = main([write(tmp_path, "ok.json", USER)])
+    out, err = capsys.readouterr()
+    assert (status, out, err) == (2, "", f"python -m agentmsg.validate: {message}\n")
+
+
 def test_help_and_version() -> None:
     result = cli("--help")
     assert result.returncode == 0 and "--max-bytes SIZE" in result.stdout and "Exit status" in result.stdout
