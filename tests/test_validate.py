@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -665,7 +664,11 @@ def test_the_docs_show_the_committed_output() -> None:
 
 # -- any input at all: a clean answer ---------------------------------------------------------
 
-_SCRATCH = Path(tempfile.mkdtemp(prefix="agentmsg-validate-"))
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file the property tests overwrite for every example (module-scoped: hypothesis-safe)."""
+    return tmp_path_factory.mktemp("validate") / "doc.bin"
+
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -685,8 +688,7 @@ shaped = st.recursive(
 )
 
 
-def _main_on(data: bytes, *options: str) -> int:
-    path = _SCRATCH / "doc.bin"
+def _main_on(path: Path, data: bytes, *options: str) -> int:
     path.write_bytes(data)
     status = main([*options, "--quiet", str(path)])
     assert status in (0, 1)  # a readable file never gives 2
@@ -695,22 +697,22 @@ def _main_on(data: bytes, *options: str) -> int:
 
 @settings(max_examples=150)
 @given(st.binary(max_size=600))
-def test_any_bytes_get_a_clean_answer(data: bytes) -> None:
-    _main_on(data)
-    _main_on(data, "--jsonl")
+def test_any_bytes_get_a_clean_answer(scratch: Path, data: bytes) -> None:
+    _main_on(scratch, data)
+    _main_on(scratch, data, "--jsonl")
 
 
 @settings(max_examples=150)
 @given(json_values, st.booleans())
-def test_any_json_gets_a_clean_answer(value: Any, pretty: bool) -> None:
+def test_any_json_gets_a_clean_answer(scratch: Path, value: Any, pretty: bool) -> None:
     text = json.dumps(value, indent=2 if pretty else None)
-    _main_on(text.encode())
-    _main_on(b"\xef\xbb\xbf" + text.encode(), "--kind", "conversation")
+    _main_on(scratch, text.encode())
+    _main_on(scratch, b"\xef\xbb\xbf" + text.encode(), "--kind", "conversation")
 
 
 @settings(max_examples=150)
 @given(shaped)
-def test_message_shaped_json_agrees_with_the_core(value: Any) -> None:
+def test_message_shaped_json_agrees_with_the_core(scratch: Path, value: Any) -> None:
     text = json.dumps(value).encode()
     try:
         ChatMessage.from_dict(value)
@@ -718,12 +720,12 @@ def test_message_shaped_json_agrees_with_the_core(value: Any) -> None:
         expected = 1
     else:
         expected = 0
-    assert _main_on(text, "--kind", "chat_message") == expected
-    assert _main_on(text) in (0, 1)
+    assert _main_on(scratch, text, "--kind", "chat_message") == expected
+    assert _main_on(scratch, text) in (0, 1)
 
 
 @settings(max_examples=100)
 @given(st.lists(shaped, max_size=6), st.binary(max_size=40))
-def test_lines_with_garbage_get_a_clean_answer(values: list[Any], garbage: bytes) -> None:
+def test_lines_with_garbage_get_a_clean_answer(scratch: Path, values: list[Any], garbage: bytes) -> None:
     lines = [json.dumps(v).encode() for v in values] + [garbage]
-    _main_on(b"\n".join(lines), "--jsonl")
+    _main_on(scratch, b"\n".join(lines), "--jsonl")
