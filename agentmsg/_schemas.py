@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from .errors import ValidationError
@@ -51,6 +50,8 @@ def json_schema(name: str) -> dict[str, Any]:
         raise ValidationError(
             f"unknown schema; expected one of {', '.join(sorted(SCHEMA_FILES))}", "name", "value"
         ) from None
+    from importlib import resources  # loaded on first use: it is slow to import
+
     text = resources.files(__package__).joinpath("schemas").joinpath(filename).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     if pointer:

@@ -11,7 +11,6 @@ from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
 from ._fast import new, slot_setters
 from ._frozen import FrozenDict, check_text, freeze_json, freeze_object, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
-from .schema import build, tool_parts
 
 __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_from_dict"]
 
@@ -156,6 +155,8 @@ class ToolCall:
         be left out). Bad arguments raise ``ValidationError`` with the path; see
         ``agentmsg.schema.build``.
         """
+        from .schema import build  # the schema machinery loads on first use, not with the core
+
         return build(cls, self.arguments, strict=strict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -370,6 +371,8 @@ class ToolDefinition:
         paragraph of the class docstring; both are validated as usual. The parameters are
         ``agentmsg.schema.schema_for(dataclass, strict)``.
         """
+        from .schema import tool_parts
+
         name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
         return cls(name, description, FrozenDict(parameters), strict)
 
@@ -389,6 +392,8 @@ class ToolDefinition:
         ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
         ``TypeError``; so is a parameter without a type hint.
         """
+        from .schema import tool_parts
+
         name, description, parameters = tool_parts(fn, name, description, strict, function=True)
         return cls(name, description, FrozenDict(parameters), strict)
 

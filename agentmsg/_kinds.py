@@ -1,0 +1,429 @@
+"""The kinds of document the validator knows: how to spot each one and how to check it.
+
+>>> [kind.name for kind in candidates({"role": "user", "content": "Hi"})]
+['chat_message']
+>>> [kind.name for kind in candidates([{"role": "user", "content": "Hi"}])]
+['conversation']
+>>> KINDS["tool_call"].check({"id": "call_1", "name": "bad name"})
+Traceback (most recent call last):
+    ...
+agentmsg.errors.ValidationError: name: must be 1-64 characters of letters, digits and underscores
+
+Each area adds one entry to ``_REGISTRY``: a name, a one-line summary, a detector, a checker and
+the name of its shipped JSON Schema. A detector looks only at the document's shape (the keys of
+an object, or of an array's first item), so the validator caches detection by shape; it answers
+with a specificity (0: not this kind; more keys matched: more specific), and candidates are tried
+most specific first. A checker takes the parsed document and raises ``ValidationError`` or
+``ConversationOrderError`` for a problem, or ``Problems`` for several independent ones.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from ._codec import expect_object, type_name
+from .errors import ConversationOrderError, ValidationError
+from .events import decode as decode_event
+from .history import ConversationHistory
+from .messages import ChatMessage
+from .providers import anthropic, ollama, openai
+from .records import UnknownRecord
+from .records import decode as decode_record
+from .streaming import ToolCallDelta
+from .tools import ToolCall, ToolDefinition, ToolResult
+
+__all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
+
+# A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
+# an empty frozenset when the first item is not an object. Scalars have no shape.
+Shape = tuple[bool, "frozenset[str] | None"]
+Detector = Callable[[Shape], int]
+
+
+class Problems(Exception):
+    """Several independent problems in one document (each a ValidationError or order error)."""
+
+    def __init__(self, errors: list[ValidationError | ConversationOrderError]) -> None:
+        super().__init__(f"{len(errors)} problems")
+        self.errors = errors
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of document: its name, how to spot it, how to check it, its shipped schema.
+
+    >>> KINDS["chat_message"].schema, KINDS["chat_message"].detect((False, frozenset({"role"})))
+    ('chat_message', 1)
+    """
+
+    name: str
+    summary: str
+    detect: Detector
+    check: Callable[[Any], object]
+    schema: str | None = None
+
+
+def fields(*required: str, absent: tuple[str, ...] = ()) -> Detector:
+    """Return a detector for an object holding every ``required`` key and none of ``absent``.
+
+    >>> fields("model", "messages")((False, frozenset({"model", "messages", "stream"})))
+    2
+    """
+    need, without = frozenset(required), frozenset(absent)
+    score = len(need)
+
+    def detect(shape: Shape) -> int:
+        is_array, keys = shape
+        if is_array or keys is None or not need <= keys or not without.isdisjoint(keys):
+            return 0
+        return score
+
+    return detect
+
+
+def items(*required: str) -> Detector:
+    """Return a detector for an array whose first item holds every ``required`` key (or is empty).
+
+    >>> detect = items("role")
+    >>> detect((True, frozenset({"role", "content"}))), detect((True, None)), detect((False, frozenset()))
+    (1, 1, 0)
+    """
+    need = frozenset(required)
+    score = len(need)
+
+    def detect(shape: Shape) -> int:
+        is_array, keys = shape
+        if not is_array:
+            return 0
+        if keys is None:
+            return 1  # an empty array is a valid list of anything
+        return score if need <= keys else 0
+
+    return detect
+
+
+# -- checkers ---------------------------------------------------------------------------------
+
+
+def _each(check: Callable[[Any], Any], what: str) -> Callable[[Any], list[Any]]:
+    """Return a checker for an array of documents: every item is checked, every problem kept."""
+
+    def check_all(doc: Any) -> list[Any]:
+        if type(doc) is not list:
+            raise ValidationError(f"expected an array of {what}, got {type_name(doc)}", "", "type")
+        values: list[Any] = []
+        errors: list[ValidationError | ConversationOrderError] = []
+        for i, item in enumerate(doc):
+            try:
+                values.append(check(item))
+            except ValidationError as exc:
+                errors.append(exc.prefixed(i))
+        if errors:
+            raise Problems(errors)
+        return values
+
+    return check_all
+
+
+_messages = _each(ChatMessage.from_dict, "messages")
+_definitions = _each(ToolDefinition.from_dict, "tool definitions")
+
+
+def check_conversation(doc: Any) -> ConversationHistory:
+    """Check every message, then their order, and that no tool call is left unanswered.
+
+    >>> check_conversation([{"role": "assistant", "content": "Hi"}])
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ConversationOrderError: messages[0]: the user must speak first
+    """
+    history = ConversationHistory()
+    for message in _messages(doc):
+        history.add(message)
+    history.validate()
+    return history
+
+
+def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
+    """Check every tool definition, and that no two share a name.
+
+    >>> tool = {"name": "now", "description": "The time.", "parameters": {"type": "object"}, "strict": False}
+    >>> [problem.path for problem in _problems_of(check_tool_definitions, [tool, tool])]
+    ['[1].name']
+    """
+    definitions = _definitions(doc)
+    seen: set[str] = set()
+    errors: list[ValidationError | ConversationOrderError] = []
+    for i, definition in enumerate(definitions):
+        if definition.name in seen:
+            errors.append(ValidationError("tool names must be unique in a list of tools", f"[{i}].name", "unique"))
+        seen.add(definition.name)
+    if errors:
+        raise Problems(errors)
+    return definitions
+
+
+def check_event(doc: Any) -> object:
+    """Check a socket event written as ``{"event": name, "payload": {...}}``.
+
+    >>> check_event({"event": "message:chunk", "payload": {"id": "m1", "chunk": 5}})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: payload.chunk: expected a string, got number
+    """
+    data = expect_object(doc)
+    if "payload" not in data:
+        raise ValidationError("is required", "payload", "missing")
+    name = data.get("event")
+    if name is None:
+        raise ValidationError("is required", "event", "missing")
+    try:
+        return decode_event(name, data["payload"])
+    except ValidationError as exc:
+        if exc.path == "event" and exc.code in ("type", "removed", "unknown_event"):
+            raise  # the name is wrong, not the payload
+        raise exc.prefixed("payload") from None
+
+
+def check_record(doc: Any) -> object:
+    """Check a record envelope; one of an unknown type or a newer version is kept, with a warning.
+
+    >>> check_record({"type": "system_control", "version": 1, "id": "s1", "data": {"kind": "mode_change"}})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: data.old: is required
+    """
+    record = decode_record(doc)
+    if type(record) is UnknownRecord:
+        warnings.warn(
+            f"record type {record.type[:40]!r} version {record.version} is not one this library reads; "
+            "kept as an UnknownRecord",
+            stacklevel=2,
+        )
+    return record
+
+
+def _reindexed(exc: ValidationError, index: int) -> ValidationError:
+    """Return ``exc`` (raised for a one-item list, path ``[0]...``) as raised for item ``index``."""
+    path = exc.path.removeprefix("[0]").removeprefix(".")
+    return ValidationError(exc.message, path, exc.code).prefixed(index)
+
+
+def _one_by_one(parse: Callable[[list[Any]], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
+    """Parse a provider's messages one item at a time, keeping every problem.
+
+    Return the messages and, for each, the index of the item it came from (an Anthropic user turn
+    gives several). Only for providers whose items do not depend on each other.
+    """
+    if type(items) is not list:
+        raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
+    messages: list[ChatMessage] = []
+    owners: list[int] = []
+    errors: list[ValidationError | ConversationOrderError] = []
+    for i, item in enumerate(items):
+        try:
+            parsed = parse([item])
+        except ValidationError as exc:
+            errors.append(_reindexed(exc, i))
+            continue
+        messages.extend(parsed)
+        owners.extend([i] * len(parsed))
+    if errors:
+        raise Problems(errors)
+    return messages, owners
+
+
+def _all_at_once(parse: Callable[[Any], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
+    messages = list(parse(items))
+    return messages, list(range(len(messages)))
+
+
+def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
+    """Check the order as a ConversationHistory; the error names the provider's item."""
+    history = ConversationHistory()
+    try:
+        for message in messages:
+            history.add(message)
+        history.validate()
+    except ConversationOrderError as exc:
+        index = exc.index if exc.index is not None and exc.index < len(owners) else None
+        owner = owners[index] if index is not None else None
+        path = "messages" if index is None else "system" if owner is None else f"messages[{owner}]"
+        raise ValidationError(exc.message, path, exc.code) from None
+
+
+def _request(provider: str) -> Callable[[Any], None]:
+    """Return the checker of a provider's chat request body: model, system, messages, tools, order."""
+
+    def check(doc: Any) -> None:
+        body = expect_object(doc)
+        errors: list[ValidationError | ConversationOrderError] = []
+        model = body.get("model")
+        if type(model) is not str:  # vLLM takes "" for its one served model
+            errors.append(ValidationError("is required" if model is None else f"expected a string, got {type_name(model)}",
+                                          "model", "missing" if model is None else "type"))
+        messages: list[ChatMessage] = []
+        owners: list[int | None] = []
+        if provider == "anthropic" and body.get("system") is not None:
+            try:
+                messages.extend(anthropic.from_messages([], body["system"]))
+                owners.append(None)
+            except ValidationError as exc:
+                errors.append(exc)
+        try:
+            if "messages" not in body:
+                raise ValidationError("is required", "", "missing")
+            if provider == "openai":
+                parsed, found = _one_by_one(openai.from_messages, body["messages"])
+            elif provider == "anthropic":
+                parsed, found = _one_by_one(anthropic.from_messages, body["messages"])
+            else:
+                parsed, found = _all_at_once(ollama.from_messages, body["messages"])
+            messages.extend(parsed)
+            owners.extend(found)
+        except ValidationError as exc:
+            errors.append(exc.prefixed("messages"))
+        except Problems as many:
+            errors.extend(error.prefixed("messages") for error in many.errors if isinstance(error, ValidationError))
+        if body.get("tools") is not None:
+            module = anthropic if provider == "anthropic" else ollama if provider == "ollama" else openai
+            try:
+                module.from_tools(body["tools"])
+            except ValidationError as exc:
+                errors.append(exc.prefixed("tools"))
+        if errors:
+            raise Problems(errors)
+        _in_order(messages, owners)
+
+    return check
+
+
+def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
+    """Return the checker of a recorded stream: an array of chunks (or events), fed in order."""
+
+    def check(doc: Any) -> None:
+        if type(doc) is not list:
+            raise ValidationError(f"expected an array of stream chunks, got {type_name(doc)}", "", "type")
+        stream = parser()
+        for i, chunk in enumerate(doc):
+            try:
+                stream.feed(chunk)
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+        stream.finish()
+
+    return check
+
+
+def _problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationError | ConversationOrderError]:
+    """Return the problems ``check`` finds in ``doc`` (for doctests)."""
+    try:
+        check(doc)
+    except Problems as many:
+        return many.errors
+    except (ValidationError, ConversationOrderError) as exc:
+        return [exc]
+    return []
+
+
+# -- the registry -----------------------------------------------------------------------------
+
+_REGISTRY = (
+    Kind("chat_message", "one chat message {role, content, ...}", fields("role", absent=("model",)),
+         ChatMessage.from_dict, "chat_message"),
+    Kind("conversation", "an array of chat messages, checked in order as a ConversationHistory",
+         items("role"), check_conversation, "conversation"),
+    Kind("tool_call", "a tool call {id, name, arguments}", fields("id", "name", absent=("role",)),
+         ToolCall.from_dict, "tool_call"),
+    Kind("tool_result", "a tool result {tool_call_id, result, is_error}", fields("tool_call_id", "result"),
+         ToolResult.from_dict, "tool_result"),
+    Kind("tool_definition", "a tool definition {name, description, parameters, strict}",
+         fields("name", "parameters"), ToolDefinition.from_dict, "tool_definition"),
+    Kind("tool_definitions", "an array of tool definitions with unique names", items("name", "parameters"),
+         check_tool_definitions, None),
+    Kind("tool_call_delta", "a streamed tool-call fragment {index, id, name, arguments_delta}",
+         fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
+    Kind("event", "a socket event {event: name, payload: {...}} (agentmsg.events)", fields("event", "payload"),
+         check_event, "event"),
+    Kind("record", "a message record {type, version, id, data} (agentmsg.records)",
+         fields("type", "version"), check_record, "record"),
+    Kind("openai_request", "an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}",
+         fields("model", "messages"), _request("openai")),
+    Kind("anthropic_request", "an Anthropic Messages request body {model, max_tokens, system, messages, tools}",
+         fields("model", "messages", "max_tokens"), _request("anthropic")),
+    Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
+         fields("model", "messages"), _request("ollama")),
+    Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
+         fields("choices"), openai.parse_response),
+    Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
+         fields("role", "content", "stop_reason"), anthropic.parse_response),
+    Kind("ollama_response", "an Ollama /api/chat response body (or stream line) {model, message, done}",
+         fields("model", "message"), ollama.parse_response),
+    Kind("openai_stream", "a recorded OpenAI stream: an array of chat.completion.chunk objects",
+         items("choices"), _stream(openai.StreamParser)),
+    Kind("anthropic_stream", "a recorded Anthropic stream: an array of events {type, ...}",
+         items("type"), _stream(anthropic.StreamParser)),
+    Kind("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
+         items("model", "message"), _stream(ollama.StreamParser)),
+)
+
+KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
+
+_ARRAY = object()
+_NOT_OBJECT = object()
+DETECTED: dict[Hashable, tuple[Kind, ...]] = {}  # shape key -> candidates; see candidates()
+
+
+def shape_of(doc: Any) -> Shape | None:
+    """Return the shape detectors look at, or None for a scalar.
+
+    >>> shape_of([{"role": "user"}]), shape_of([]), shape_of("text")
+    ((True, frozenset({'role'})), (True, None), None)
+    """
+    if type(doc) is dict:
+        return False, frozenset(doc)
+    if type(doc) is list:
+        if not doc:
+            return True, None
+        first = doc[0]
+        return True, frozenset(first) if type(first) is dict else frozenset()
+    return None
+
+
+def candidates(doc: Any) -> tuple[Kind, ...]:
+    """Return the kinds ``doc`` may be, most specific first (cached by shape)."""
+    t = type(doc)
+    if t is dict:
+        key: Hashable = tuple(doc)
+    elif t is list:
+        first = doc[0] if doc else None
+        key = (_ARRAY, *first) if type(first) is dict else (_ARRAY, _NOT_OBJECT if doc else None)
+    else:
+        return ()
+    found = DETECTED.get(key)
+    if found is None:
+        found = _detect(shape_of(doc))
+        if len(DETECTED) < 4096:
+            DETECTED[key] = found
+    return found
+
+
+def _detect(shape: Shape | None) -> tuple[Kind, ...]:
+    if shape is None:
+        return ()
+    scored = [(kind.detect(shape), i, kind) for i, kind in enumerate(_REGISTRY)]
+    return tuple(kind for score, _, kind in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0)
+
+
+def specificity(kind: Kind, doc: Any) -> int:
+    """Return how specifically ``kind``'s detector matches ``doc`` (0: not at all)."""
+    shape = shape_of(doc)
+    return 0 if shape is None else kind.detect(shape)
+
+
+def all_kinds() -> tuple[Kind, ...]:
+    """Return every kind, in registry order."""
+    return _REGISTRY

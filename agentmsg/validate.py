@@ -1,0 +1,669 @@
+"""Check agentmsg and provider documents from the command line: ``python -m agentmsg.validate``.
+
+>>> main(["--list-kinds"])  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+chat_message        one chat message {role, content, ...}
+conversation        an array of chat messages, checked in order as a ConversationHistory
+...
+openai_request      an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}
+...
+0
+
+Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with
+``--jsonl``); ``-`` reads standard input. Every problem prints as ``FILE:LINE: PATH: message``,
+then a summary line. Exit status: 0 all valid, 1 something invalid, 2 usage error, unreadable
+file, or an interrupted run.
+
+Theory of operation: the first line decides the mode (it stands alone: JSON Lines; else one
+document, read whole up to ``--max-bytes``). JSON Lines are read a mebibyte at a time, whole
+lines only, so memory stays bounded whatever the file size, and each line takes the fast path:
+the C scanner with the strict hooks, the candidate kinds looked up by the document's shape, the
+core's ``from_dict``. Only a document that fails goes down the slow path, which parses it again
+carefully, tries the other candidates, finds the line and column of each problem (``_jsonpos``),
+and explains the detection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from typing import IO, Any, NoReturn
+
+from . import __version__
+from ._codec import _reject_constant, _reject_duplicates, type_name
+from ._jsonpos import find_refused, line_column, locate, parse_path
+from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, specificity
+from ._schemas import json_schema
+from .errors import ConversationOrderError, ValidationError
+
+__all__ = ["main"]
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+_JSON_WS = b" \t\r\n"
+_WS_ORDS = frozenset(_JSON_WS)
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
+_FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
+_UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
+
+# One problem: (path, code, message), the path in the core's form ("[2].content", "" for the root).
+Problem = tuple[str, str, str]
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:
+        raise ValidationError("number out of range", "", "number")
+    return value
+
+
+# The careful decoder: refuses duplicate keys, NaN/Infinity and floats that overflow.
+_decoder = json.JSONDecoder(
+    object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant, parse_float=_finite_float
+)
+_decode = _decoder.decode
+
+
+# The C scanner itself, for the fast path: no whitespace skipping, no end check, no wrapping.
+# Its pair hook (the duplicate-key check) costs about half the parse again; a cheaper, exact
+# way to see a repeated key with the standard library was not found (counting colons in the
+# text costs more than the hook).
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+
+
+class _Slow(Exception):
+    """Leave the fast path: this line needs the careful one."""
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def _printable(text: str) -> str:
+    """Escape what would break a one-line report (newlines, control characters, lone surrogates)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _render_path(path: str) -> str:
+    if not path:
+        return "$"
+    return _printable("$" + path if path[0] == "[" else "$." + path)
+
+
+def _size(n: int) -> str:
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n} bytes"
+
+
+class _Run:
+    """The state of one run: options, counts, and the report as it is written."""
+
+    def __init__(self, args: argparse.Namespace, out: IO[str]) -> None:
+        self.out = out
+        self.json = args.format == "json"
+        self.quiet = args.quiet
+        self.kinds: tuple[Kind, ...] | None = (KINDS[args.kind],) if args.kind else None
+        self.max_bytes: int = args.max_bytes
+        self.jsonl: bool = args.jsonl
+        self.documents = self.valid = self.invalid = 0
+        self.unreadable: list[dict[str, str]] = []
+        self.warnings: list[warnings.WarningMessage] = []
+        self._first = True
+        if self.json and not self.quiet:
+            self.write('{"problems": [')
+
+    def write(self, text: str) -> None:
+        try:
+            self.out.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self.out, "encoding", None) or "ascii"
+            self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    def report(
+        self, name: str, line: int, column: int | None, problem: Problem, kind: str | None, severity: str = "error"
+    ) -> None:
+        """Write one problem line (or JSON item)."""
+        if self.quiet:
+            return
+        path, code, message = problem
+        if self.json:
+            item = {"file": name, "line": line, "column": column, "path": _render_path(path), "code": code,
+                    "message": message, "kind": kind, "severity": severity}
+            self.write(("\n  " if self._first else ",\n  ") + json.dumps(item))
+            self._first = False
+        else:
+            flag = "warning: " if severity == "warning" else ""
+            self.write(_printable(f"{name}:{line}: {_render_path(path)}: {flag}{message}") + "\n")
+
+    def cannot_read(self, name: str, exc: OSError) -> None:
+        """Record a file that could not be read (exit status 2)."""
+        reason = exc.strerror or type(exc).__name__
+        self.unreadable.append({"file": name, "message": reason})
+        print(_printable(f"{_prog()}: cannot read {name}: {reason}"), file=sys.stderr)
+
+    def finish(self) -> int:
+        """Write the summary; return the exit status."""
+        counts = {"documents": self.documents, "valid": self.valid, "invalid": self.invalid}
+        if self.json:
+            tail = json.dumps({"unreadable": self.unreadable, **counts})[1:]
+            self.write(("{" if self.quiet else ("\n], " if not self._first else "], ")) + tail + "\n")
+        else:
+            noun = "document" if self.documents == 1 else "documents"
+            self.write(f"{self.documents} {noun}, {self.valid} valid, {self.invalid} invalid\n")
+        if self.unreadable:
+            return 2
+        return 1 if self.invalid else 0
+
+
+# -- checking one document --------------------------------------------------------------------
+
+
+def _check(run: _Run, name: str, text: str, line: int) -> None:
+    """Check one document carefully; its text starts on ``line``.
+
+    The path of a single JSON document, and of a JSON Lines line that left the fast path.
+    """
+    run.documents += 1
+    try:
+        doc = _decode(text)
+    except (ValueError, RecursionError) as exc:
+        run.invalid += 1
+        _bad_json(run, name, text, line, exc)
+        return
+    kinds = run.kinds or candidates(doc)
+    if kinds:
+        try:
+            kinds[0].check(doc)
+        except _FAILURES:
+            pass
+        else:
+            run.valid += 1
+            if run.warnings:
+                _warned(run, name, text, line, kinds[0])
+            return
+    _failed(run, name, text, line, doc, kinds)
+
+
+def _problems(exc: BaseException, doc: Any) -> list[Problem]:
+    if isinstance(exc, ValidationError):
+        return [(exc.path, exc.code, exc.message)]
+    if isinstance(exc, ConversationOrderError):
+        index = exc.index
+        inside = index is not None and type(doc) is list and 0 <= index < len(doc)
+        return [(f"[{index}]" if inside else "", exc.code, exc.message)]
+    if isinstance(exc, Problems):
+        return [problem for error in exc.errors for problem in _problems(error, doc)]
+    return [("", "depth", "nested too deeply to check")]
+
+
+def _attempt(kind: Kind, doc: Any) -> list[Problem] | None:
+    """Return the problems of ``doc`` checked as ``kind`` (None when it is valid)."""
+    try:
+        kind.check(doc)
+    except _FAILURES as exc:
+        return _problems(exc, doc)
+    return None
+
+
+def _position(text: str, line: int, path: str) -> tuple[int, int]:
+    """Return the line and column where the value at ``path`` (or its nearest ancestor) starts."""
+    try:
+        offset = locate(text, parse_path(path))
+    except RecursionError:  # pragma: no cover - the scanner does not recurse; belt and braces
+        offset = 0
+    row, column = line_column(text, offset)
+    return line + row - 1, column
+
+
+def _failed(run: _Run, name: str, text: str, line: int, doc: Any, kinds: tuple[Kind, ...]) -> None:
+    attempts: list[tuple[Kind, list[Problem]]] = []
+    for kind in kinds:
+        run.warnings.clear()
+        problems = _attempt(kind, doc)
+        if problems is None:
+            run.valid += 1
+            if run.warnings:
+                _warned(run, name, text, line, kind)
+            return
+        attempts.append((kind, problems))
+    run.warnings.clear()
+    run.invalid += 1
+    if not kinds:
+        _unknown_kind(run, name, text, line, doc)
+        return
+    # The likeliest intent: the most specific match, then the fewest problems, then the one that
+    # got furthest into the document before its first problem.
+    best_kind, best = max(attempts, key=lambda attempt: (
+        specificity(attempt[0], doc), -len(attempt[1]), len(parse_path(attempt[1][0][0]))))
+    if len(attempts) > 1:
+        others = [_first_error(kind.name, problems) for kind, problems in attempts if kind is not best_kind]
+        if len(others) > 2:
+            others[2:] = [f"and {len(others) - 2} more"]
+        row, column = _position(text, line, "")
+        note = f"checked as {best_kind.name}; also tried {', '.join(others)}"
+        run.report(name, row, column, ("", "kind", note), best_kind.name)
+    for problem in best:
+        row, column = _position(text, line, problem[0])
+        run.report(name, row, column, problem, best_kind.name)
+
+
+def _first_error(kind: str, problems: list[Problem]) -> str:
+    path, _, message = problems[0]
+    if len(message) > 60:
+        message = message[:57] + "..."
+    return f"{kind} ({_render_path(path)}: {message})"
+
+
+def _unknown_kind(run: _Run, name: str, text: str, line: int, doc: Any) -> None:
+    row, column = _position(text, line, "")
+    if type(doc) is not dict and type(doc) is not list:
+        message = f"expected a JSON object or array, got {type_name(doc)}"
+    else:
+        tried, passes = [], []
+        for kind in all_kinds():
+            problems = _attempt(kind, doc)
+            if problems is None:
+                passes.append(kind.name)
+            else:
+                tried.append((len(parse_path(problems[0][0])), kind.name, problems))
+        run.warnings.clear()
+        tried.sort(key=lambda t: -t[0])  # stable: registry order among equals
+        closest = "; ".join(_first_error(kind, problems) for _, kind, problems in tried[:2])
+        message = f"no known kind matches (tried {len(all_kinds())} kinds; closest: {closest}); use --kind KIND"
+        if passes:  # a lenient checker takes it, though it lacks that kind's key fields
+            message += f" (--kind {passes[0]} accepts it)"
+    run.report(name, row, column, ("", "kind", message), None)
+
+
+def _warned(run: _Run, name: str, text: str, line: int, kind: Kind) -> None:
+    row, column = _position(text, line, "")
+    for warning in run.warnings:
+        run.report(name, row, column, ("", "warning", str(warning.message)), kind.name, "warning")
+    run.warnings.clear()
+
+
+def _bad_json(run: _Run, name: str, text: str, line: int, exc: BaseException) -> None:
+    if isinstance(exc, json.JSONDecodeError):
+        # An error at the very end (truncated input) is placed just after the last character,
+        # not on the line a trailing newline opens.
+        end = len(text.rstrip(" \t\r\n"))
+        row, column = line_column(text, min(exc.pos, end))
+        row += line - 1
+        what = exc.msg.removesuffix(" at")
+        what = what[:1].lower() + what[1:] + (" (truncated)" if exc.pos >= end else "")
+        problem = ("", "json", f"not valid JSON: {what} at line {row}, column {column}")
+        run.report(name, row, column, problem, None)
+        return
+    if isinstance(exc, RecursionError):
+        row, column = _position(text, line, "")
+        run.report(name, row, column, ("", "depth", "nested too deeply to parse"), None)
+        return
+    found = find_refused(text)
+    if found is None:  # pragma: no cover - every refusal the parser makes is one the scanner finds
+        row, column = _position(text, line, "")
+        run.report(name, row, column, ("", "json", str(exc)), None)
+        return
+    segments, offset, code, message = found
+    row, column = line_column(text, offset)
+    path = ""
+    for segment in segments:
+        path += f"[{segment}]" if type(segment) is int else f".{segment}" if path else str(segment)
+    run.report(name, line + row - 1, column, (path, code, message), None)
+
+
+def _bad_encoding(run: _Run, name: str, raw: bytes, line: int, exc: UnicodeDecodeError) -> None:
+    run.documents += 1
+    run.invalid += 1
+    start = exc.start
+    row = raw.count(b"\n", 0, start)
+    line_start = raw.rfind(b"\n", 0, start) + 1
+    column = len(raw[line_start:start].decode("utf-8", "replace")) + 1
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        message = "not UTF-8: this looks like UTF-16 (JSON must be UTF-8)"
+    else:
+        message = f"not valid UTF-8: byte 0x{raw[start]:02x} at line {line + row}, column {column}"
+    run.report(name, line + row, column, ("", "encoding", message), None)
+
+
+def _refuse(run: _Run, name: str, line: int, what: str) -> None:
+    run.documents += 1
+    run.invalid += 1
+    message = f"{what} larger than {_size(run.max_bytes)} (--max-bytes); not checked"
+    run.report(name, line, None, ("", "size", message), None)
+
+
+# -- reading files ----------------------------------------------------------------------------
+
+
+def _blank(raw: bytes) -> bool:
+    return raw[0] in _WS_ORDS and not raw.strip(_JSON_WS)
+
+
+def _skip_line(readline: Any) -> None:
+    """Consume the rest of an over-long line, a chunk at a time."""
+    while True:
+        chunk = readline(_CHUNK)
+        if not chunk or chunk[-1:] == b"\n":
+            return
+
+
+def _line_blocks(read: Any, limit: int, size: int = 0) -> Iterator[bytes | None]:
+    """Yield runs of whole lines read a chunk at a time, or None for a line longer than ``limit``.
+
+    A run is bytes holding one or more lines separated by ``\n`` (no break after the last one),
+    so it covers ``run.count(b"\n") + 1`` lines; None covers one line, whose bytes were skipped,
+    never held. Memory stays within a chunk (``size`` bytes, default ``_CHUNK``) plus ``limit``.
+    """
+    step = size or _CHUNK
+    partial: list[bytes] = []  # the start of a line that continues in the next chunk
+    size = 0
+    skipping = False
+    while True:
+        chunk = read(step)
+        if not chunk:
+            if partial:
+                yield b"".join(partial)
+            return
+        start = 0
+        if partial or skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                if not skipping:
+                    partial.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        partial, size, skipping = [], 0, True
+                        yield None
+                continue
+            if skipping:
+                skipping = False
+            elif size + end > limit:
+                partial, size = [], 0
+                yield None
+            else:
+                partial.append(chunk[:end])
+                yield b"".join(partial)
+                partial, size = [], 0
+            start = end + 1
+        cut = chunk.rfind(b"\n")
+        if cut >= start:
+            yield chunk[start:cut]
+            start = cut + 1
+        if start < len(chunk):
+            rest = chunk[start:]
+            if len(rest) > limit:
+                skipping = True
+                yield None
+            else:
+                partial, size = [rest], len(rest)
+
+
+def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: int) -> None:
+    """Check JSON Lines; ``raw`` is the first non-blank line, read with ``readline``.
+
+    The loop is the fast path, inlined: decode a chunk of lines at once, then for each line scan
+    it, look up the candidate kinds by shape, and check it as the first candidate. Anything
+    unusual (an error, leading whitespace, no candidate) sends the line to ``_check``, which does
+    it all again carefully and reports what it finds.
+    """
+    limit = run.max_bytes
+    if len(raw) > limit and raw[-1:] != b"\n":
+        _skip_line(stream.readline)
+        first: bytes | None = None
+    else:
+        first = raw[:-1] if raw[-1:] == b"\n" else raw
+    scan = _scan
+    forced = run.kinds
+    detected = DETECTED.get
+    log = run.warnings
+    small = limit < _CHUNK  # then a line inside a chunk may be over the limit
+    lineno -= 1
+    fast = 0
+    try:
+        for block in itertools.chain((first,), _line_blocks(stream.read, limit)):
+            if block is None:
+                lineno += 1
+                _refuse(run, name, lineno, "line")
+                continue
+            try:
+                lines = block.decode().split("\n")
+            except UnicodeDecodeError:
+                for raw in block.split(b"\n"):
+                    lineno += 1
+                    if len(raw) > limit:
+                        _refuse(run, name, lineno, "line")
+                    elif raw.strip(_JSON_WS):
+                        _check_raw(run, name, raw, lineno)
+                continue
+            for line in lines:
+                lineno += 1
+                if not line:
+                    continue
+                if small and len(line.encode()) > limit:
+                    _refuse(run, name, lineno, "line")
+                    continue
+                try:
+                    doc, end = scan(line, 0)
+                    if end != len(line) and line[end:].strip(" \t\r"):
+                        raise _Slow
+                    if forced:
+                        kinds = forced
+                    elif type(doc) is dict:
+                        kinds = detected(tuple(doc)) or candidates(doc)
+                    else:
+                        kinds = candidates(doc)
+                    kinds[0].check(doc)
+                except Exception:
+                    log.clear()
+                    if line.strip(" \t\r"):  # else a blank line: not a document
+                        _check(run, name, line.rstrip("\r"), lineno)
+                else:
+                    fast += 1
+                    if log:
+                        _warned(run, name, line, lineno, kinds[0])
+    finally:
+        run.documents += fast
+        run.valid += fast
+
+
+def _check_raw(run: _Run, name: str, raw: bytes, line: int) -> None:
+    """Check one JSON Lines line carefully (the slow path)."""
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as exc:
+        _bad_encoding(run, name, raw, line, exc)
+        return
+    _check(run, name, text.rstrip("\r\n"), line)
+
+
+def _looks_like_lines(raw: bytes) -> bool:
+    """Tell whether a first line stands alone: it parses, or it is an object or array on one line."""
+    try:
+        _decode(raw.decode())
+    except (ValueError, RecursionError):
+        stripped = raw.strip(_JSON_WS)
+        return stripped[:1] in (b"{", b"[") and stripped[-1:] in (b"}", b"]") and len(stripped) > 1
+    return True
+
+
+def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
+    """Check one input: JSON Lines or a single JSON document."""
+    limit = run.max_bytes
+    readline = stream.readline
+    raw = readline(limit + 1)
+    if raw[:3] == _BOM:
+        raw = raw[3:]
+    lineno = 1
+    while raw and len(raw) <= limit and _blank(raw):
+        raw = readline(limit + 1)
+        lineno += 1
+    if not raw:
+        run.documents += 1
+        run.invalid += 1
+        run.report(name, 1, None, ("", "empty", "empty input: no JSON document"), None)
+        return
+    too_long = len(raw) > limit and raw[-1:] != b"\n"
+    if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or (not too_long and _looks_like_lines(raw)):
+        _check_lines(run, name, stream, raw, lineno)
+        return
+    data = raw if too_long else raw + stream.read(limit + 1 - len(raw))
+    if len(data) > limit:
+        _refuse(run, name, lineno, "document")
+        return
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as exc:
+        _bad_encoding(run, name, data, lineno, exc)
+        return
+    _check(run, name, "\n" * (lineno - 1) + text, 1)
+
+
+def _check_file(run: _Run, name: str) -> None:
+    if name == "-":
+        _check_stream(run, "<stdin>", sys.stdin.buffer)
+        return
+    shown = _printable(name)
+    try:
+        with open(name, "rb") as stream:
+            _check_stream(run, shown, stream)
+    except BrokenPipeError:
+        raise  # the report's reader went away: not this file's fault
+    except OSError as exc:
+        run.cannot_read(shown, exc)
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def _prog() -> str:
+    return "agentmsg-validate" if os.path.basename(sys.argv[0] or "") == "agentmsg-validate" else (
+        "python -m agentmsg.validate"
+    )
+
+
+def _max_bytes(text: str) -> int:
+    number = text.strip().lower().rstrip("b")
+    digits = number.rstrip("kmgi")
+    try:
+        value = int(digits) * _UNITS[number[len(digits):]]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"expected a size like 1048576, 512K or 64M, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 byte")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=_prog(),
+        description="Check agentmsg and LLM provider documents (JSON or JSON Lines).",
+        epilog="Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable file.",
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="a JSON or JSON Lines file; - for standard input")
+    parser.add_argument("--kind", choices=sorted(KINDS), metavar="KIND",
+                        help="check every document as KIND instead of detecting it (see --list-kinds)")
+    parser.add_argument("--jsonl", action="store_true", help="read every FILE as JSON Lines")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
+    parser.add_argument("--max-bytes", type=_max_bytes, default=DEFAULT_MAX_BYTES, metavar="SIZE",
+                        help="refuse a document (or JSON Lines line) larger than SIZE (default: 64M)")
+    parser.add_argument("--list-kinds", action="store_true", help="list the kinds of document and exit")
+    parser.add_argument("--schema", choices=sorted(KINDS), metavar="KIND",
+                        help="print the JSON Schema of KIND and exit")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _list_kinds(out: IO[str]) -> int:
+    width = max(len(kind.name) for kind in all_kinds()) + 2
+    for kind in all_kinds():
+        out.write(f"{kind.name:<{width}}{kind.summary}\n")
+    return 0
+
+
+def _print_schema(out: IO[str], name: str) -> int:
+    kind = KINDS[name]
+    if kind.schema is None:
+        print(f"{_prog()}: no JSON Schema is shipped for {name}", file=sys.stderr)
+        return 2
+    out.write(json.dumps(json_schema(kind.schema), indent=2) + "\n")
+    return 0
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else 2
+    out = sys.stdout
+    if args.list_kinds:
+        return _list_kinds(out)
+    if args.schema:
+        return _print_schema(out, args.schema)
+    if not args.files:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: no FILE given (use - for standard input)", file=sys.stderr)
+        return 2
+    run = _Run(args, out)
+    # Unknown records are reported as warnings in the report; keep their log lines off stderr.
+    records_log = logging.getLogger("agentmsg.records")
+    records_log.addFilter(_drop)
+    try:
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            run.warnings = log
+            for name in args.files:
+                _check_file(run, name)
+    finally:
+        records_log.removeFilter(_drop)
+    return run.finish()
+
+
+def _drop(record: logging.LogRecord) -> bool:
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    >>> main(["--kind", "chat_message", "--no-such-option"])
+    2
+    """
+    try:
+        status = _run(argv)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep Python's own final flush quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 2
+    except KeyboardInterrupt:
+        print(f"{_prog()}: interrupted", file=sys.stderr)
+        return 2
+    except Exception as exc:  # pragma: no cover - last resort; the tests show no input reaches it
+        print(f"{_prog()}: internal error: {type(exc).__name__} (please report this bug)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

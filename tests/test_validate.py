@@ -1,0 +1,731 @@
+"""``python -m agentmsg.validate``: exit codes, output, detection, hostile input, bounded memory.
+
+Most cases run the real command in a subprocess; the many-example property tests call ``main()``
+in-process to stay quick.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import agentmsg
+from agentmsg import ChatMessage, ValidationError, json_schema
+from agentmsg._kinds import KINDS, Problems, candidates
+from agentmsg.validate import _line_blocks, main
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data" / "validate"
+CORE = Path(__file__).parent / "data" / "core"
+EXAMPLES = ROOT / "examples" / "data"
+USER = '{"role": "user", "content": "Hi"}'
+
+
+def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the command in a fresh interpreter, as a user would."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-m", "agentmsg.validate", *args],
+        input=stdin, capture_output=True, cwd=cwd, env=env, timeout=timeout,
+    )
+    out = subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
+    assert "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
+    return out
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``main()`` in-process; return (status, stdout, stderr)."""
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err, err
+    return status, out, err
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return str(path)
+
+
+# -- exit codes -------------------------------------------------------------------------------
+
+
+def test_exit_0_when_every_document_is_valid(tmp_path: Path) -> None:
+    result = cli(write(tmp_path, "ok.json", USER))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "1 document, 1 valid, 0 invalid\n", "")
+
+
+def test_exit_1_when_a_document_is_invalid(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.json", '{"role": "user", "content": 5}')
+    result = cli(path)
+    assert result.returncode == 1
+    assert result.stdout == (f"{path}:1: $.content: expected a string or a list of parts, got number\n"
+                             "1 document, 0 valid, 1 invalid\n")
+
+
+def test_exit_2_for_a_missing_file_and_the_others_are_still_checked(tmp_path: Path) -> None:
+    ok = write(tmp_path, "ok.json", USER)
+    result = cli(str(tmp_path / "missing.json"), ok)
+    assert result.returncode == 2
+    assert result.stdout == "1 document, 1 valid, 0 invalid\n"
+    assert "cannot read" in result.stderr and "missing.json: No such file or directory" in result.stderr
+
+
+def test_exit_2_for_a_directory(tmp_path: Path) -> None:
+    result = cli(str(tmp_path))
+    assert result.returncode == 2 and "Is a directory" in result.stderr
+
+
+def test_exit_2_when_permission_is_denied(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root, chmod 000 does not stop a read; make open() refuse the way the OS would.
+    path = write(tmp_path, "secret.json", USER)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", args[0])
+
+    monkeypatch.setattr("agentmsg.validate.open", refuse, raising=False)
+    status, out, err = run([path], capsys)
+    assert status == 2 and "secret.json: Permission denied" in err
+
+
+def test_exit_2_beats_exit_1(tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.json", "{")
+    assert cli(bad, str(tmp_path / "missing.json")).returncode == 2
+
+
+@pytest.mark.parametrize("args", [[], ["--no-such-option", "x.json"], ["--kind", "nonsense", "x.json"],
+                                  ["--format", "xml", "x.json"], ["--max-bytes", "lots", "x.json"],
+                                  ["--max-bytes", "0", "x.json"], ["--schema", "nonsense"]])
+def test_exit_2_for_usage_errors(args: list[str]) -> None:
+    result = cli(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: python -m agentmsg.validate")
+    assert "error:" in result.stderr
+
+
+@pytest.mark.parametrize("error, message", [(TypeError("boom"), "internal error: TypeError (please report this bug)"),
+                                            (KeyboardInterrupt(), "interrupted")])
+def test_last_resort_and_interrupt_end_with_2_and_one_line(error: BaseException, message: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # No input reaches the last-resort handler (every other test checks that); a bug would.
+    def fail(*args: Any) -> None:
+        raise error
+
+    monkeypatch.setattr("agentmsg.validate._check_stream", fail)
+    status = main([write(tmp_path, "ok.json", USER)])
+    out, err = capsys.readouterr()
+    assert (status, out, err) == (2, "", f"python -m agentmsg.validate: {message}\n")
+
+
+def test_help_and_version() -> None:
+    result = cli("--help")
+    assert result.returncode == 0 and "--max-bytes SIZE" in result.stdout and "Exit status" in result.stdout
+    result = cli("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"python -m agentmsg.validate {agentmsg.__version__}")
+
+
+def test_standard_input() -> None:
+    result = cli("-", stdin=b'{"role": "user", "content": 5}\n')
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0] == "<stdin>:1: $.content: expected a string or a list of parts, got number"
+    assert cli("-", stdin=USER.encode()).returncode == 0
+
+
+def test_console_script_is_declared() -> None:
+    assert 'agentmsg-validate = "agentmsg.validate:main"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_package_does_not_import_the_cli() -> None:
+    assert "validate" not in agentmsg.__all__
+    code = "import sys, agentmsg; print('agentmsg.validate' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.stdout.strip() == "False"
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+CONVERSATION = """[
+  {"role": "user", "content": "Hi"},
+  {"role": "assistant", "tool_calls": [
+    {"id": "c1", "name": "bad name", "arguments": {}}
+  ]},
+  {"role": "user", "content": 7}
+]
+"""
+
+
+def test_one_line_per_problem_at_the_line_where_the_value_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.json", CONVERSATION)
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines() == [
+        f"{path}:4: $[1].tool_calls[0].name: must be 1-64 characters of letters, digits and underscores",
+        f"{path}:6: $[2].content: expected a string or a list of parts, got number",
+        "1 document, 0 valid, 1 invalid",
+    ]
+
+
+def test_a_missing_key_is_reported_where_its_object_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "m.json", '[\n  {"role": "user", "content": "Hi"},\n\n  {"content": "Hello"}\n]')
+    status, out, _ = run([path], capsys)
+    assert out.splitlines()[0] == f"{path}:4: $[1].role: is required"
+
+
+def test_order_errors_point_at_the_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "o.json", '[\n{"role": "user", "content": "a"},\n{"role": "user", "content": "b"}\n]')
+    status, out, _ = run([path], capsys)
+    assert out.splitlines()[0] == f"{path}:3: $[1]: user and assistant messages must alternate: expected an assistant message"
+
+
+def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.json", CONVERSATION)
+    ok = write(tmp_path, "ok.json", USER)
+    status, out, _ = run(["--format", "json", path, ok, str(tmp_path / "gone.json")], capsys)
+    report = json.loads(out)
+    assert status == 2
+    assert (report["documents"], report["valid"], report["invalid"]) == (2, 1, 1)
+    assert report["unreadable"] == [{"file": str(tmp_path / "gone.json"), "message": "No such file or directory"}]
+    assert report["problems"][0] == {
+        "file": path, "line": 4, "column": 26, "path": "$[1].tool_calls[0].name", "code": "pattern",
+        "message": "must be 1-64 characters of letters, digits and underscores", "kind": "conversation",
+        "severity": "error",
+    }
+    assert [p["line"] for p in report["problems"]] == [4, 6]
+
+
+def test_json_format_when_all_valid_and_when_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ok = write(tmp_path, "ok.json", USER)
+    status, out, _ = run(["--format", "json", ok], capsys)
+    assert json.loads(out) == {"problems": [], "unreadable": [], "documents": 1, "valid": 1, "invalid": 0}
+    bad = write(tmp_path, "bad.json", "[")
+    status, out, _ = run(["--format", "json", "--quiet", bad], capsys)
+    assert status == 1
+    assert json.loads(out) == {"unreadable": [], "documents": 1, "valid": 0, "invalid": 1}
+
+
+def test_quiet_prints_only_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.json", CONVERSATION)
+    status, out, err = run(["--quiet", path], capsys)
+    assert (status, out, err) == (1, "1 document, 0 valid, 1 invalid\n", "")
+
+
+def test_paths_with_control_characters_stay_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"role": "assistant", "tool_calls": [{"id": "c1", "name": "f", "arguments": {"a\nb\u2028": {"x\x00": float("inf")}}}]}
+    path = write(tmp_path, "k.json", json.dumps(doc))
+    status, out, _ = run([path], capsys)
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0] == f"{path}:1: $.tool_calls[0].arguments.a\\nb\\u2028.x\\x00: NaN and Infinity are not JSON"
+
+
+def test_warnings_are_reported_without_failing_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tool = {"name": "wordy", "description": "x" * 2000, "parameters": {"type": "object"}, "strict": False}
+    path = write(tmp_path, "t.json", json.dumps(tool))
+    status, out, _ = run([path], capsys)
+    assert status == 0
+    assert out.splitlines() == [
+        f"{path}:1: $: warning: tool 'wordy': description is 2000 characters; some providers accept at most 1024",
+        "1 document, 1 valid, 0 invalid",
+    ]
+
+
+def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
+    path = write(tmp_path, "many.jsonl", '{"role": "user", "content": 1}\n' * 20_000)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "agentmsg.validate", path], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 2
+    assert first.startswith(path.encode() + b":1: $.content:")
+    assert err == ""
+
+
+# -- kinds ------------------------------------------------------------------------------------
+
+
+def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["--list-kinds"], capsys)
+    names = [line.split()[0] for line in out.splitlines()]
+    assert status == 0
+    assert names == ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
+                     "tool_definitions", "tool_call_delta", "event", "record", "openai_request", "anthropic_request",
+                     "ollama_request", "openai_response", "anthropic_response", "ollama_response", "openai_stream",
+                     "anthropic_stream", "ollama_stream"]
+
+
+@pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
+                                  "tool_call_delta", "event", "record"])
+def test_schema_prints_the_shipped_schema(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["--schema", kind], capsys)
+    assert status == 0 and json.loads(out) == json_schema(kind)
+
+
+@pytest.mark.parametrize("kind", ["tool_definitions", "openai_request"])
+def test_schema_of_a_kind_without_one(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["--schema", kind], capsys)
+    assert (status, out) == (2, "") and f"no JSON Schema is shipped for {kind}" in err
+
+
+def test_kind_forces_the_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "m.json", USER)
+    assert run(["--kind", "chat_message", path], capsys)[0] == 0
+    status, out, _ = run(["--kind", "tool_call", path], capsys)
+    assert status == 1 and out.startswith(f"{path}:1: $.id: is required\n")
+
+
+def test_undetected_documents_say_what_was_tried(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "u.json", '{"rol": "user", "content": "Hi"}')
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines()[0] == (
+        f"{path}:1: $: no known kind matches (tried {len(KINDS)} kinds; closest: chat_message ($.role: is required); "
+        "tool_call ($.id: is required)); use --kind KIND (--kind anthropic_response accepts it)")
+    path = write(tmp_path, "s.json", "3")
+    assert run([path], capsys)[1].splitlines()[0] == f"{path}:1: $: expected a JSON object or array, got number"
+
+
+def test_ambiguous_documents_name_the_other_candidates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Both a tool call ("id", "name") and a tool definition ("name", "parameters"), valid as neither.
+    doc = {"id": "", "name": "search", "parameters": {"type": "array"}, "description": "Search."}
+    path = write(tmp_path, "a.json", json.dumps(doc))
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines()[:2] == [
+        f"{path}:1: $: checked as tool_definition; also tried tool_call ($.id: must not be empty)",
+        f'{path}:1: $.parameters.type: must be "object" (tool parameters are a JSON object schema)',
+    ]
+
+
+def test_a_document_valid_as_any_candidate_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"id": "call_1", "name": "search", "parameters": {"type": "array"}}  # a fine tool call
+    assert run([write(tmp_path, "a.json", json.dumps(doc))], capsys)[0] == 0
+
+
+# -- JSON Lines -------------------------------------------------------------------------------
+
+
+def test_json_lines_are_detected_and_each_line_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = f'{USER}\n\n{{"role": "user", "content": 1}}\n{{"role": "user"\n{USER}\n[1]\n'
+    path = write(tmp_path, "log.txt", text)
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert [line.split(": ")[0] for line in out.splitlines()] == [
+        f"{path}:3", f"{path}:4", f"{path}:6", "5 documents, 2 valid, 3 invalid"]
+
+
+def test_jsonl_suffix_and_flag_force_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = '{\n"role": "user", "content": "Hi"}\n'  # a pretty-printed document, read line by line
+    assert run([write(tmp_path, "a.json", text)], capsys)[0] == 0
+    status, out, _ = run([write(tmp_path, "a.jsonl", text)], capsys)
+    assert status == 1 and out.endswith("2 documents, 0 valid, 2 invalid\n")
+    status, out, _ = run(["--jsonl", write(tmp_path, "b.json", text)], capsys)
+    assert status == 1 and out.endswith("2 documents, 0 valid, 2 invalid\n")
+
+
+def test_each_line_is_checked_on_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Two users in a row: an order error as a conversation, two fine messages as lines.
+    path = write(tmp_path, "l.jsonl", USER + "\n" + USER + "\n")
+    assert run([path], capsys)[0] == 0
+
+
+@settings(max_examples=200)
+@given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12), st.booleans(),
+       st.integers(1, 16), st.integers(1, 40))
+def test_line_blocks_keep_every_line_and_hold_none_too_long(lines: list[bytes], newline_at_end: bool,
+                                                            chunk: int, limit: int) -> None:
+    data = b"\n".join(lines) + (b"\n" if newline_at_end and lines else b"")
+    expected = data.split(b"\n")
+    if not data or data.endswith(b"\n"):
+        expected.pop()
+    got: list[bytes | None] = []
+    for block in _line_blocks(io.BytesIO(data).read, limit, chunk):
+        if block is None:
+            got.append(None)
+        else:
+            got.extend(block.split(b"\n"))
+    assert len(got) == len(expected)
+    for line, want in zip(got, expected):
+        if line is None:
+            assert len(want) > limit
+        else:
+            assert line == want
+        if len(want) > limit + chunk:
+            assert line is None, "a line that long must never be held whole"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64])
+def test_small_chunks_give_the_same_report(chunk: int, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "".join([f'{USER}\n', '\n', '{"role": "user", "content": 1}\r\n', '  \n', '{"role": "user"\n',
+                    json.dumps({"role": "user", "content": "Grüße " * 30}) + "\n", '{"a": 1, "a": 2}\n',
+                    '{"role": "user", "content": "\xff"}\n'.replace("\xff", "\u00ff"), USER])
+    path = write(tmp_path, "l.jsonl", text.encode() + b"\ncaf\xe9\n" + USER.encode())
+    expected = run(["--max-bytes", "100", path], capsys)
+    monkeypatch.setattr("agentmsg.validate._CHUNK", chunk)
+    assert run(["--max-bytes", "100", path], capsys) == expected
+    assert expected[1].splitlines() == [
+        f"{path}:3: $.content: expected a string or a list of parts, got number",
+        f"{path}:5: $: not valid JSON: expecting ',' delimiter (truncated) at line 5, column 16",
+        f"{path}:6: $: line larger than 100 bytes (--max-bytes); not checked",
+        f"{path}:7: $.a: duplicate key: JSON objects must not repeat a key",
+        f"{path}:10: $: not valid UTF-8: byte 0xe9 at line 10, column 4",
+        "9 documents, 4 valid, 5 invalid",
+    ]
+
+
+# -- hostile input: the data folders ----------------------------------------------------------
+
+VALID = sorted((DATA / "valid").iterdir())
+INVALID = sorted((DATA / "invalid").iterdir())
+EXPECTED: dict[str, list[list[Any]]] = json.loads((DATA / "expected.json").read_text())
+
+
+def test_folders_are_not_empty_and_every_invalid_file_has_its_expectation() -> None:
+    assert len(VALID) >= 8 and len(INVALID) >= 20
+    assert sorted(path.name for path in INVALID) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_valid_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run([str(path)], capsys)
+    assert status == 0, out
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda p: p.name)
+def test_invalid_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["--format", "json", str(path)], capsys)
+    report = json.loads(out)
+    assert status == 1
+    assert [[p["line"], p["path"], p["code"]] for p in report["problems"]] == EXPECTED[path.name]
+
+
+def test_hostile_files_through_the_real_command() -> None:
+    result = cli(*(str(path) for path in INVALID))
+    assert result.returncode == 1
+    # Every file holds one invalid document, except the JSON Lines files with good lines too.
+    assert result.stdout.endswith(f"{len(INVALID) + 6} documents, 5 valid, {len(INVALID) + 1} invalid\n")
+    assert len(result.stdout.splitlines()) == sum(len(problems) for problems in EXPECTED.values()) + 1
+
+
+def test_json_errors_give_line_and_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "t.json", '{\n  "role": "user",\n  "content": "Hel')
+    assert run([path], capsys)[1].splitlines()[0] == (
+        f"{path}:3: $: not valid JSON: unterminated string starting at line 3, column 14")
+    path = write(tmp_path, "u.json", '[\n  {"role": "user", "content": "Hi"},\n')
+    assert run([path], capsys)[1].splitlines()[0] == (
+        f"{path}:2: $: not valid JSON: expecting value (truncated) at line 2, column 37")
+
+
+def test_nesting_just_inside_the_parser_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Deep enough that the parser may accept it and the checks may not: either way a clean answer.
+    for depth in (900, 990, 1100):
+        args = "[" * depth + "]" * depth
+        doc = '{"role": "assistant", "tool_calls": [{"id": "c", "name": "f", "arguments": {"x": ' + args + "}}]}"
+        status, out, _ = run([write(tmp_path, f"d{depth}.json", doc)], capsys)
+        assert status in (0, 1)
+        if status == 1:
+            assert "nested too deeply" in out
+
+
+def test_a_large_document_is_refused_above_the_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.dumps({"role": "user", "content": "x" * 5000})
+    path = write(tmp_path, "big.json", "\n" + doc)
+    status, out, _ = run(["--max-bytes", "4K", path], capsys)
+    assert (status, out) == (1, f"{path}:2: $: document larger than 4 KiB (--max-bytes); not checked\n"
+                                "1 document, 0 valid, 1 invalid\n")
+    assert run(["--max-bytes", "8K", path], capsys)[0] == 0
+
+
+def test_a_long_line_is_refused_and_the_rest_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    long_line = json.dumps({"role": "user", "content": "x" * 3_000_000})
+    path = write(tmp_path, "l.jsonl", f"{USER}\n{long_line}\n{USER}\n")
+    status, out, _ = run(["--max-bytes", "1M", path], capsys)
+    assert (status, out) == (1, f"{path}:2: $: line larger than 1 MiB (--max-bytes); not checked\n"
+                                "3 documents, 2 valid, 1 invalid\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero (an endless stream)")
+def test_an_endless_document_is_refused_without_reading_it_all() -> None:
+    result = cli("--max-bytes", "1M", "/dev/zero", timeout=60)
+    assert (result.returncode, result.stdout) == (
+        1, "/dev/zero:1: $: document larger than 1 MiB (--max-bytes); not checked\n1 document, 0 valid, 1 invalid\n")
+
+
+MEMORY_PROBE = """
+import resource, sys
+from agentmsg._kinds import KINDS, Problems, candidates
+from agentmsg.validate import _line_blocks, main
+scale = 1 if sys.platform == "darwin" else 1024
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+status = main([sys.argv[1], "--quiet"])
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+print(status, before, after, file=sys.stderr)
+"""
+
+
+def test_json_lines_stream_in_bounded_memory(tmp_path: Path) -> None:
+    pytest.importorskip("resource", reason="peak memory is measured with resource.getrusage (POSIX)")
+    lines = [
+        '{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, '
+        '{"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}]}',
+        '{"role": "assistant", "content": "Let me look.", "tool_calls": [{"id": "call_1", "name": "describe", '
+        '"arguments": {"detail": "high", "regions": [[0, 0, 64, 64], [64, 64, 128, 128]]}}]}',
+        '{"role": "tool", "tool_call_id": "call_1", "content": "' + "A cat on a sofa. " * 20 + '"}',
+    ]
+    block = ("\n".join(lines) + "\n").encode() * 100
+    path = tmp_path / "big.jsonl"
+    size = 50 * 1024 * 1024
+    with open(path, "wb") as f:
+        for _ in range(size // len(block) + 1):
+            f.write(block)
+            f.write(b'{"role": "user", "content": 42}\n')  # one bad line in 301, each reported
+    result = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(path)], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    status, before, after = map(int, result.stderr.split())
+    assert result.stdout.endswith(" invalid\n")
+    assert status == 1
+    assert os.path.getsize(path) >= size
+    assert after - before < 16 * 1024 * 1024, f"peak memory grew by {(after - before) >> 20} MiB on a 50 MiB file"
+
+
+# -- every core document, through the command -------------------------------------------------
+
+
+def _case(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", sorted((CORE / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_core_valid_documents_pass_detected_and_forced(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case(path)
+    doc = write(tmp_path, "doc.json", json.dumps(case["document"], indent=2))
+    assert run([doc], capsys)[:2] == (0, "1 document, 1 valid, 0 invalid\n")
+    assert run(["--kind", case["kind"], doc], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("path", sorted((CORE / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_core_invalid_documents_fail_with_the_same_path_and_code(path: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case(path)
+    doc = write(tmp_path, "doc.json", json.dumps(case["document"], indent=2))
+    status, out, _ = run(["--format", "json", "--kind", case["kind"], doc], capsys)
+    first = json.loads(out)["problems"][0]
+    expected = case["error"]["path"]
+    assert status == 1
+    assert (first["path"], first["code"]) == ("$" + ("" if not expected else expected if expected[0] == "[" else "." + expected),
+                                              case["error"]["code"])
+
+
+EVENTS = Path(__file__).parent / "data" / "events"
+
+
+@pytest.mark.parametrize("path", sorted((EVENTS / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_event_documents_pass_detected(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([str(path)], capsys)[:2] == (0, "1 document, 1 valid, 0 invalid\n")
+
+
+@pytest.mark.parametrize("path", sorted((EVENTS / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_event_documents_fail_with_the_payload_path(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expect = _case(path)["expect"]
+    status, out, _ = run(["--format", "json", str(path)], capsys)
+    first = json.loads(out)["problems"][0]
+    where = "$.event" if expect["path"] == "event" else "$.payload" + ("." + expect["path"] if expect["path"] else "")
+    assert status == 1
+    assert (first["path"], first["code"], first["kind"]) == (where.replace(".[", "["), expect["code"], "event")
+
+
+RECORDS = Path(__file__).parent / "data" / "records"
+FIXTURES = Path(__file__).parent / "data" / "provider-fixtures"
+
+
+@pytest.mark.parametrize("path", sorted((RECORDS / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_record_documents_pass_detected(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run([str(path)], capsys)
+    assert status == 0
+    if path.stem.startswith("unknown_"):  # kept as UnknownRecord: valid, with a warning
+        assert "$: warning: record type" in out and "kept as an UnknownRecord" in out
+    else:
+        assert out == "1 document, 1 valid, 0 invalid\n"
+
+
+@pytest.mark.parametrize("path", sorted((RECORDS / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_record_documents_fail_with_the_same_path_and_code(path: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case(path)
+    doc = write(tmp_path, "doc.json", json.dumps(case["document"], indent=2))
+    status, out, _ = run(["--format", "json", "--kind", "record", doc], capsys)
+    first = json.loads(out)["problems"][0]
+    assert status == 1
+    assert (first["path"], first["code"]) == ("$" + ("." + case["path"] if case["path"] else ""), case["code"])
+
+
+# Request and response bodies and recorded streams (not the bare message lists and tools of vllm/).
+PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json")
+                         if path.stem.split("_")[1] in ("request", "response", "stream", "compat"))
+
+
+def test_provider_fixtures_are_there() -> None:
+    assert len(PROVIDER_BODIES) >= 45
+
+
+@pytest.mark.parametrize("path", PROVIDER_BODIES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_provider_bodies_are_detected_as_their_provider(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    passing = []
+    for kind in candidates(doc):
+        try:
+            kind.check(doc)
+        except (ValidationError, Problems):
+            continue
+        passing.append(kind.name)
+    status, out, _ = run([str(path)], capsys)
+    if path.stem == "messages_request_orphan_tool_result_rejected":  # the API refused it
+        assert status == 1 and passing == []
+        assert f"{path}:8: $.messages[1]: tool message must answer a pending tool call" in out
+        return
+    assert status == 0, out
+    provider = "openai" if path.parent.name == "vllm" or "openai_compat" in path.stem else path.parent.name
+    kind = "request" if "request" in path.stem else "stream" if "stream" in path.stem else "response"
+    assert f"{provider}_{kind}" in passing
+    if provider != "ollama" or kind != "request":  # an Ollama request is often a valid OpenAI one too
+        assert passing[0] == f"{provider}_{kind}"
+
+
+def test_provider_request_problems_use_the_providers_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": "}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": 3}],
+        "tools": [{"type": "function", "function": {"name": "get weather", "parameters": {"type": "object"}}}]}
+    path = write(tmp_path, "req.json", json.dumps(body, indent=1))
+    status, out, _ = run(["--kind", "openai_request", path], capsys)
+    assert status == 1
+    assert [line.split(": ", 2)[1] for line in out.splitlines()[:-1]] == [
+        "$.messages[1].tool_calls[0].function.arguments", "$.messages[2].content", "$.tools[0].function.name"]
+
+
+def test_anthropic_system_and_turns_map_back_to_their_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"model": "claude", "max_tokens": 100, "system": "Be brief.", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Rain"},
+                                     {"type": "text", "text": "Thanks"}]},
+        {"role": "user", "content": "Again?"}]}
+    path = write(tmp_path, "req.json", json.dumps(body))
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines()[0].startswith(f"{path}:1: $: checked as anthropic_request; also tried openai_request")
+    assert out.splitlines()[1] == (f"{path}:1: $.messages[3]: user and assistant messages must alternate: "
+                                   "expected an assistant message")
+    body["system"] = 5
+    status, out, _ = run([write(tmp_path, "req.json", json.dumps(body))], capsys)
+    assert "$.system: expected a string or an array of text blocks, got number" in out
+
+
+# -- the example in the README ----------------------------------------------------------------
+
+
+def test_the_committed_example_output_is_current() -> None:
+    expected = (EXAMPLES / "validate-output.txt").read_text()
+    command, _, output = expected.partition("\n")
+    assert command == "$ python -m agentmsg.validate examples/data/session.jsonl examples/data/conversation.json"
+    result = cli("examples/data/session.jsonl", "examples/data/conversation.json")
+    assert result.returncode == 1
+    assert result.stdout == output
+
+
+def test_the_docs_show_the_committed_output() -> None:
+    # The README section starts as docs-fragments/validate.md; once folded in, README.md has it.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    fragment = ROOT / "docs-fragments" / "validate.md"
+    docs = readme if "examples/data/session.jsonl" in readme or not fragment.exists() else fragment.read_text()
+    expected = (EXAMPLES / "validate-output.txt").read_text()
+    assert f"```console\n{expected}```" in docs
+
+
+# -- any input at all: a clean answer ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file the property tests overwrite for every example (module-scoped: hypothesis-safe)."""
+    return tmp_path_factory.mktemp("validate") / "doc.bin"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+KEYS = ["role", "content", "tool_calls", "tool_call_id", "is_error", "id", "name", "arguments", "type", "text",
+        "source", "url", "data", "media_type", "path", "parameters", "description", "strict", "index",
+        "arguments_delta", "result", "event", "payload", "message", "status", "messages", "patch"]
+WORDS = st.sampled_from(["user", "assistant", "system", "tool", "text", "image", "url", "base64", "file", "object",
+                         "call_1", "search", "https://example.com/a.png", "image/png", "aGk=", "", "chat:send",
+                         "chat:init", "message:chunk", "tool:message:update", "success", "running"])
+shaped = st.recursive(
+    json_values | WORDS,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(KEYS), children, max_size=5),
+    max_leaves=25,
+)
+
+
+def _main_on(path: Path, data: bytes, *options: str) -> int:
+    path.write_bytes(data)
+    status = main([*options, "--quiet", str(path)])
+    assert status in (0, 1)  # a readable file never gives 2
+    return status
+
+
+@settings(max_examples=150)
+@given(st.binary(max_size=600))
+def test_any_bytes_get_a_clean_answer(scratch: Path, data: bytes) -> None:
+    _main_on(scratch, data)
+    _main_on(scratch, data, "--jsonl")
+
+
+@settings(max_examples=150)
+@given(json_values, st.booleans())
+def test_any_json_gets_a_clean_answer(scratch: Path, value: Any, pretty: bool) -> None:
+    text = json.dumps(value, indent=2 if pretty else None)
+    _main_on(scratch, text.encode())
+    _main_on(scratch, b"\xef\xbb\xbf" + text.encode(), "--kind", "conversation")
+
+
+@settings(max_examples=150)
+@given(shaped)
+def test_message_shaped_json_agrees_with_the_core(scratch: Path, value: Any) -> None:
+    text = json.dumps(value).encode()
+    try:
+        ChatMessage.from_dict(value)
+    except ValidationError:
+        expected = 1
+    else:
+        expected = 0
+    assert _main_on(scratch, text, "--kind", "chat_message") == expected
+    assert _main_on(scratch, text) in (0, 1)
+
+
+@settings(max_examples=100)
+@given(st.lists(shaped, max_size=6), st.binary(max_size=40))
+def test_lines_with_garbage_get_a_clean_answer(scratch: Path, values: list[Any], garbage: bytes) -> None:
+    lines = [json.dumps(v).encode() for v in values] + [garbage]
+    _main_on(scratch, b"\n".join(lines), "--jsonl")
