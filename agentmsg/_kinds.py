@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import expect_object, type_name
+from ._codec import expect_object, expected, missing
 from .errors import ConversationOrderError, ValidationError
 from .events import decode as decode_event
 from .history import ConversationHistory
@@ -113,7 +113,7 @@ def _each(check: Callable[[Any], Any], what: str) -> Callable[[Any], list[Any]]:
 
     def check_all(doc: Any) -> list[Any]:
         if type(doc) is not list:
-            raise ValidationError(f"expected an array of {what}, got {type_name(doc)}", "", "type")
+            raise expected(f"an array of {what}", doc, "")
         values: list[Any] = []
         errors: list[ValidationError | ConversationOrderError] = []
         for i, item in enumerate(doc):
@@ -176,10 +176,10 @@ def check_event(doc: Any) -> object:
     """
     data = expect_object(doc)
     if "payload" not in data:
-        raise ValidationError("is required", "payload", "missing")
+        raise missing("payload")
     name = data.get("event")
     if name is None:
-        raise ValidationError("is required", "event", "missing")
+        raise missing("event")
     try:
         return decode_event(name, data["payload"])
     except ValidationError as exc:
@@ -219,7 +219,7 @@ def _one_by_one(parse: Callable[[list[Any]], tuple[ChatMessage, ...]], items: An
     gives several). Only for providers whose items do not depend on each other.
     """
     if type(items) is not list:
-        raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
+        raise expected("an array of messages", items, "")
     messages: list[ChatMessage] = []
     owners: list[int] = []
     errors: list[ValidationError | ConversationOrderError] = []
@@ -263,8 +263,7 @@ def _request(provider: str) -> Callable[[Any], None]:
         errors: list[ValidationError | ConversationOrderError] = []
         model = body.get("model")
         if type(model) is not str:  # vLLM takes "" for its one served model
-            errors.append(ValidationError("is required" if model is None else f"expected a string, got {type_name(model)}",
-                                          "model", "missing" if model is None else "type"))
+            errors.append(missing("model") if model is None else expected("a string", model, "model"))
         messages: list[ChatMessage] = []
         owners: list[int | None] = []
         if provider == "anthropic" and body.get("system") is not None:
@@ -275,7 +274,7 @@ def _request(provider: str) -> Callable[[Any], None]:
                 errors.append(exc)
         try:
             if "messages" not in body:
-                raise ValidationError("is required", "", "missing")
+                raise missing("")
             if provider == "openai":
                 parsed, found = _one_by_one(openai.from_messages, body["messages"])
             elif provider == "anthropic":
@@ -306,7 +305,7 @@ def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
 
     def check(doc: Any) -> None:
         if type(doc) is not list:
-            raise ValidationError(f"expected an array of stream chunks, got {type_name(doc)}", "", "type")
+            raise expected("an array of stream chunks", doc, "")
         stream = parser()
         for i, chunk in enumerate(doc):
             try:
