@@ -293,10 +293,17 @@ def check_float(value: object, path: str, *, minimum: float, maximum: float = ma
     Traceback (most recent call last):
         ...
     agentmsg.errors.ValidationError: confidence: must be between 0.0 and 1.0
+    >>> check_float(10**400, "duration_seconds", minimum=0.0)
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: duration_seconds: must be a finite number
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise missing(path) if value is None else expected("a number", value, path)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond a float's range
+        number = math.inf
     if not math.isfinite(number):
         raise ValidationError("must be a finite number", path, "value")
     if not minimum <= number <= maximum:

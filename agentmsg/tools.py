@@ -128,7 +128,14 @@ class ToolCall:
         if type is int:
             return value if kind is int else None
         if type is float:
-            return float(value) if kind is float or kind is int else None  # type: ignore[arg-type]
+            if kind is float:
+                return value
+            if kind is int:
+                try:
+                    return float(value)  # type: ignore[arg-type]
+                except OverflowError:  # beyond a float's range: not usable as one
+                    return None
+            return None
         if type is list or type is tuple:
             return value if kind is tuple else None
         if type is dict or type is FrozenDict:

@@ -178,6 +178,7 @@ def test_get_argument_types() -> None:
     assert call.get_argument("f", float) == 1.5 and call.get_argument("i", float) == 3.0
     assert call.get_argument("l", list) == (1,) and call.get_argument("d", dict) == {"k": 1}
     assert call.get_argument("missing", str) is None and call.get_argument("n", str) is None
+    assert ToolCall("c", "f", {"big": 10**400}).get_argument("big", float) is None
     assert call.get_argument("s", int) is None and call.get_argument("d", list) is None
     with pytest.raises(TypeError):
         call.get_argument("s", bytes)
