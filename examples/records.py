@@ -3,7 +3,8 @@
 Shows: building each record type, filling in what a processor would (file text, OCR, an MCP
 resource, a tool result) with the records' own helpers, approving and denying tool calls,
 switching mode and branch, decoding an old (version 1) and an unknown record, rendering the
-active branch as chat messages, and fitting a token budget.
+active branch as chat messages, sending them through the provider codecs, and fitting a token
+budget.
 
 Run: python examples/records.py
 """
@@ -18,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 from agentmsg import ConversationHistory, ImageSource, ToolCall  # noqa: E402
 from agentmsg.context import ConversationContext  # noqa: E402
+from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
 from agentmsg.records import (  # noqa: E402
     FileReference,
     ImageRecord,
@@ -73,9 +75,16 @@ for branch in ctx.branches:
         ctx.switch_branch(branch)
     messages = ctx.to_chat_messages()
     ConversationHistory(messages)  # the order every provider accepts
-    print(f"\n== branch {branch!r}: {len(messages)} chat messages (canonical dicts; no provider codec yet)")
+    print(f"\n== branch {branch!r}: {len(messages)} chat messages (canonical dicts)")
     for message in messages:
         print(json.dumps(message.to_dict(), ensure_ascii=False))
+    # ... and on to a model: each provider's request messages, and back.
+    wire = openai.to_messages(messages)
+    print(f"-> OpenAI: {len(wire)} request messages, roles {[m['role'] for m in wire]}")
+    system, turns = anthropic.to_messages(messages)
+    back = anthropic.from_messages(turns, system=system)
+    print(f"-> Anthropic: system prompt {len(system or '')} chars, {len(turns)} turns; back exact: {list(back) == list(messages)}")
+    print(f"-> Ollama: {len(ollama.to_messages(messages))} request messages")
 
 # A token budget: the resource goes first, and the drop is logged.
 print("\n== with a budget of 120 tokens")
