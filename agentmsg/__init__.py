@@ -19,7 +19,7 @@ from ._codec import from_json, to_json
 from ._frozen import FrozenDict
 from ._schemas import json_schema
 from .content import ContentPart, ImagePart, ImageSource, TextPart
-from .errors import ConversationOrderError, InvalidArgumentsError, ValidationError
+from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
 from .history import ConversationHistory
 from .messages import ChatMessage
 from .roles import MessageRole
@@ -38,6 +38,7 @@ __all__ = (
     "ImageSource",
     "InvalidArgumentsError",
     "MessageRole",
+    "ProcessingError",
     "TextPart",
     "ToolCall",
     "ToolCallAccumulator",

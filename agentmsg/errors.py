@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError"]
+__all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII)
@@ -113,3 +113,24 @@ class InvalidArgumentsError(ValidationError):
     ) -> None:
         super().__init__(message, path, code)
         self.raw_arguments = raw_arguments
+
+
+class ProcessingError(Exception):
+    """A processor's I/O failed (a file, a tool process, OCR, an MCP server); ``code`` says how.
+
+    Processors catch these and record them on the failed record; they reach callers only from
+    the low-level helpers. ``code`` is a stable word each subclass documents.
+
+    >>> import pickle
+    >>> err = pickle.loads(pickle.dumps(ProcessingError("is a directory", "directory")))
+    >>> err.code, str(err)
+    ('directory', 'is a directory')
+    """
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.message, self.code))

@@ -24,6 +24,7 @@ line numbers match what editors show.
 
 import os
 import stat
+from .errors import ProcessingError
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -94,7 +95,7 @@ GUEST = AgentRole("guest", frozenset())
 ROLES = {role.name: role for role in (PLANNER, CODER, REVIEWER, GUEST)}
 
 
-class FileAccessError(Exception):
+class FileAccessError(ProcessingError):
     """A referenced file could not be read; ``code`` names the reason.
 
     >>> err = FileAccessError("is a directory", "directory")
@@ -106,14 +107,6 @@ class FileAccessError(Exception):
     ``not_regular`` (a device, FIFO or socket), ``too_large``, ``binary`` (not UTF-8 text),
     ``line_range`` (lines outside the file), ``os`` (any other operating-system error).
     """
-
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.message, self.code))
 
 
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import IO, Any, Optional, Union
 
+from .errors import ProcessingError
 from ._codec import type_name
 from .records import McpResource
 
@@ -43,7 +44,7 @@ _STDERR_TAIL = 50
 _EOF = object()
 
 
-class McpError(Exception):
+class McpError(ProcessingError):
     """An MCP exchange failed; ``code`` says how (a stable word), ``rpc_code`` the server's code.
 
     >>> err = McpError("server error -32002: Resource not found", code="server", rpc_code=-32002)
@@ -64,9 +65,7 @@ class McpError(Exception):
         data: Any = None,
         stderr: str = "",
     ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
+        super().__init__(message, code)
         self.rpc_code = rpc_code
         self.data = data
         self.stderr = stderr

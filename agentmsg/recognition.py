@@ -31,6 +31,7 @@ import binascii
 import logging
 import os
 import subprocess
+from .errors import ProcessingError
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Optional, Protocol, runtime_checkable
@@ -72,7 +73,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 _ENV = {} if "OMP_THREAD_LIMIT" in os.environ else {**os.environ, "OMP_THREAD_LIMIT": "1"}
 
 
-class OcrError(Exception):
+class OcrError(ProcessingError):
     """OCR could not read an image; ``code`` says why.
 
     >>> OcrError("tesseract is not installed", "missing").code
@@ -82,14 +83,6 @@ class OcrError(Exception):
     a missing file), ``format`` (not a known image format), ``failed`` (tesseract exited with
     an error), ``timeout``.
     """
-
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.message, self.code))
 
 
 @dataclass(frozen=True, slots=True)

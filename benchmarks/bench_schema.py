@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import ns_per_op, table  # noqa: E402
 
 from agentmsg import ToolCall, ToolDefinition  # noqa: E402
 from agentmsg.schema import schema_for, validate_arguments  # noqa: E402
@@ -74,15 +77,6 @@ def make_tool() -> tuple[type, type]:
     return EditFile, Mode
 
 
-def ns_per_op(fn: Callable[[], Any], repeat: int = 7, min_time: float = 0.1) -> float:
-    """Return the best ns per call of ``fn`` over ``repeat`` timed runs."""
-    timer = timeit.Timer(fn)
-    number = 1
-    while timer.timeit(number) < min_time / 4:
-        number *= 4
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
-
-
 def first_call_ns(run: Callable[[type], Any], count: int = 40) -> float:
     """Return the best ns of ``run(cls)`` on classes it has never seen."""
     classes = [make_tool()[0] for _ in range(count)]
@@ -92,16 +86,6 @@ def first_call_ns(run: Callable[[type], Any], count: int = 40) -> float:
         run(cls)
         best = min(best, timeit.default_timer() - start)
     return best * 1e9
-
-
-def fmt(ns: float | None) -> str:
-    if ns is None:
-        return "-"
-    if ns >= 1e6:
-        return f"{ns / 1e6:,.2f} ms"
-    if ns >= 1e4:
-        return f"{ns / 1e3:,.1f} µs"
-    return f"{ns:,.0f} ns"
 
 
 def main() -> None:
@@ -141,19 +125,7 @@ def main() -> None:
     rows.append(("validate_arguments(plain dict schema, args)", ns_per_op(lambda: validate_arguments(plain_schema, call.arguments)), checking))
     rows.append(("call.arguments_as(EditFile)", ns_per_op(lambda: call.arguments_as(EditFile)), checking))
 
-    print("\n## Schema generation, argument validation and typed arguments (6-field tool)")
-    head = f"{'operation':<46} {'agentmsg':>10}"
-    for peer in peers:
-        head += f" {peer:>10} {'ratio':>7}"
-    print(head)
-    print("-" * len(head))
-    for name, ours, theirs in rows:
-        line = f"{name:<46} {fmt(ours):>10}"
-        for peer in peers:
-            value = theirs.get(peer)
-            line += f" {fmt(value):>10} {(f'{ours / value:.2f}x' if value else '-'):>7}"
-        print(line)
-    print("(ratio = agentmsg time / peer time; below 1 means agentmsg is faster)")
+    table("Schema generation, argument validation and typed arguments (6-field tool)", rows, peers)
     print("peers check and build the dataclass in one call; validate_arguments only checks")
     for missing in ("pydantic", "msgspec"):
         if missing not in peers:
