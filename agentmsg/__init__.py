@@ -15,9 +15,9 @@
 True
 """
 
-from ._codec import from_json, to_json
+from ._json import from_json, to_json
 from ._frozen import FrozenDict
-from ._schemas import json_schema
+from .formats import json_schema
 from .content import ContentPart, ImagePart, ImageSource, TextPart
 from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
 from .history import ConversationHistory

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from ._checks import check_text, expected, missing, type_name
 from .errors import ValidationError
 
-__all__ = ["FrozenDict", "freeze_json", "freeze_object", "thaw_json", "check_text"]
+__all__ = ["FrozenDict", "check_json_object", "freeze_json", "freeze_object", "thaw_json"]
 
 
 def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -55,21 +56,6 @@ class FrozenDict(dict[str, Any]):
 
 _new_frozen = FrozenDict
 
-
-def check_text(text: str, path: str) -> str:
-    """Refuse strings holding lone surrogates (they cannot be encoded as UTF-8)."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValidationError(
-                "must not contain lone surrogates (not encodable as UTF-8)", path, "encoding"
-            ) from None
-    return text
-
-
-def _type_name(value: object) -> str:
-    return type(value).__name__
 
 
 def freeze_json(value: object, path: str = "") -> Any:
@@ -133,7 +119,7 @@ def _freeze(value: object) -> Any:
         return _freeze_dict(dict(value))
     if isinstance(value, (list, tuple)):
         return _freeze_list(tuple(value))
-    raise ValidationError(f"expected a JSON value, got {_type_name(value)}", "", "type")
+    raise ValidationError(f"expected a JSON value, got {type_name(value)}", "", "type")
 
 
 def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
@@ -166,7 +152,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     flat = simple = True
     for key, item in value.items():
         if type(key) is not str:
-            raise ValidationError(f"object keys must be strings, got {_type_name(key)}", "", "type")
+            raise ValidationError(f"object keys must be strings, got {type_name(key)}", "", "type")
         if not key.isascii():
             check_text(key, "")
         t = type(item)
@@ -227,3 +213,11 @@ def _thaw(value: Any) -> Any:
         if t is FrozenDict or t is tuple or t is dict or t is list:
             out[key] = thaw_json(item)
     return out
+
+
+def check_json_object(value: object, path: str) -> FrozenDict:
+    """Return the JSON object ``value`` deep-frozen (see ``freeze_json``)."""
+    if isinstance(value, dict):
+        frozen: FrozenDict = freeze_json(value, path)
+        return frozen
+    raise missing(path) if value is None else expected("an object", value, path)

@@ -7,7 +7,7 @@ against the same grammar in its upper-case form (as ``Date.prototype.toISOString
 import re
 from datetime import date, datetime, timedelta, timezone
 
-from ._codec import check_str, expected
+from ._checks import check_str, expected
 from .errors import ValidationError
 
 __all__ = [

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from ._codec import expect_object, get_str, type_name
-from ._fast import new, slot_setters
-from ._frozen import check_text
+from ._checks import expect_object, get_str, type_name
+from ._fields import new, slot_setters
+from ._checks import check_text
 from .errors import ValidationError
 
 __all__ = ["ImageSource", "TextPart", "ImagePart", "ContentPart", "part_from_dict", "IMAGE_MEDIA_TYPES"]

@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Optional, Union
 
-from ._codec import check_branch_name, check_choice, check_int, check_str
+from ._checks import check_branch_name, check_choice, check_int, check_str
 from .content import ImagePart, TextPart
 from .errors import ValidationError
 from .history import ConversationHistory
@@ -52,7 +52,7 @@ from .tools import ToolCall
 
 __all__ = ["ConversationContext", "estimate_tokens", "DENIED_RESULT"]
 
-_log = logging.getLogger("agentmsg.context")
+_log = logging.getLogger(__name__)
 
 _RECORD_CLASSES = (
     TextRecord,

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ._codec import type_name
+from ._checks import type_name
 from .errors import ConversationOrderError, ValidationError
 from .messages import ChatMessage
 from .roles import MessageRole

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from ._codec import expect_object, type_name
-from ._fast import new, slot_setters
-from ._frozen import check_text, thaw_json
+from ._checks import expect_object, type_name
+from ._fields import new, slot_setters
+from ._checks import check_text
+from ._frozen import thaw_json
 from .content import ContentPart, ImagePart, TextPart, part_from_dict, text_part
 from .errors import ValidationError
 from .roles import ROLE_BY_NAME, MessageRole

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
 
-from ._codec import (
+from ._checks import (
     check_array,
     check_bool,
     check_branch_name,
@@ -71,7 +71,7 @@ __all__ = [
     "new_record_id",
 ]
 
-_log = logging.getLogger("agentmsg.records")
+_log = logging.getLogger(__name__)
 
 Mode = Literal["plan", "act"]
 MODES: tuple[Mode, ...] = ("plan", "act")

@@ -6,8 +6,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import expect_object, type_name
-from ._frozen import check_text
+from ._checks import expect_object, type_name
+from ._checks import check_text
 from .errors import ValidationError
 from .tools import ToolCall
 

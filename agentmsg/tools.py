@@ -7,9 +7,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from ._codec import expect_object, get_bool, get_str, loads_strict, type_name
-from ._fast import new, slot_setters
-from ._frozen import FrozenDict, check_text, freeze_json, freeze_object, thaw_json
+from ._checks import expect_object, get_bool, get_str, type_name
+from ._json import loads_strict
+from ._fields import new, slot_setters
+from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_json
+from ._checks import check_text
 from .errors import InvalidArgumentsError, ValidationError
 
 __all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_from_dict"]

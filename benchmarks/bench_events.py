@@ -25,7 +25,7 @@ from _timing import ns_per_op, table  # noqa: E402
 from agentmsg import ChatMessage, ToolCall  # noqa: E402
 from agentmsg import _time  # noqa: E402
 from agentmsg import events as ev  # noqa: E402
-from agentmsg.store import MessageStore  # noqa: E402
+from agentmsg.io.store import MessageStore  # noqa: E402
 
 TS_PATTERN = _time._DATE_TIME  # the pattern events are checked against (upper-case T and Z)
 START = {

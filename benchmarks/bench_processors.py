@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import ns_per_op, table  # noqa: E402
 
 from agentmsg import ToolCall  # noqa: E402
-from agentmsg.execution import ApprovalPolicy, ToolExecutor, ToolRegistry  # noqa: E402
-from agentmsg.files import FileResolver  # noqa: E402
-from agentmsg.mcp import McpClient, ResourceCache  # noqa: E402
+from agentmsg.io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry  # noqa: E402
+from agentmsg.io.files import FileResolver  # noqa: E402
+from agentmsg.io.mcp import McpClient, ResourceCache  # noqa: E402
 from agentmsg.records import FileReference, McpResource  # noqa: E402
 
 SERVER = [sys.executable, str(ROOT / "tests" / "mcp_server.py")]

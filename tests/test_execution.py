@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from agentmsg import ToolCall, ToolDefinition
-from agentmsg.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry, ToolRun
+from agentmsg.io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry, ToolRun
 from agentmsg.records import ToolRequest, ToolResultRecord, decode
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmsg.errors import ValidationError
-from agentmsg.files import (
+from agentmsg.io.files import (
     CODER,
     GUEST,
     PLANNER,

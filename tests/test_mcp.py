@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmsg.mcp import McpClient, McpError, McpResourceInfo, ResourceCache
+from agentmsg.io.mcp import McpClient, McpError, McpResourceInfo, ResourceCache
 from agentmsg.records import McpResource, decode
 
 TESTS = Path(__file__).parent

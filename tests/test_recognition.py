@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentmsg import ImageSource
-from agentmsg.recognition import (
+from agentmsg.io.recognition import (
     ImageRecognizer,
     OcrEngine,
     OcrError,
@@ -220,7 +220,7 @@ def test_auto_prefers_vision():
 def test_auto_without_vision_uses_ocr_and_says_so(caplog):
     notices = []
     record = image("hello.png", "auto")
-    with caplog.at_level("INFO", logger="agentmsg.recognition"):
+    with caplog.at_level("INFO", logger="agentmsg.io.recognition"):
         done = ImageRecognizer(Vision(), supports_vision=False, on_notice=lambda r, m: notices.append((r.id, m))).recognize(record)
     assert (done.state, done.recognized_by) == ("recognized", "ocr")
     assert done.text.split() == HELLO_WORDS
@@ -277,7 +277,7 @@ def test_protocols_and_misuse():
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from agentmsg.recognition import _parse_tsv  # noqa: E402
+from agentmsg.io.recognition import _parse_tsv  # noqa: E402
 
 
 @given(st.lists(st.lists(st.sampled_from(["5", "4", "1", "-1", "95.5", "x", "", "word", "\t"]), max_size=13), max_size=8))

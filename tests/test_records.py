@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from strategies_records import STRATEGIES, json_values
 
 from agentmsg._frozen import FrozenDict
-from agentmsg._schemas import SCHEMA_FILES
+from agentmsg.formats import SCHEMA_FILES
 from agentmsg.content import ImageSource, TextPart
 from agentmsg import json_schema
 from agentmsg.errors import ValidationError
@@ -131,7 +131,7 @@ def test_every_type_and_version_has_fixtures_and_a_schema() -> None:
         p.name for p in VALID if (d := load(p))["type"] in RECORD_TYPES and d["version"] < RECORD_TYPES[d["type"]].VERSION
     }
     assert earlier and {p.name for p in MIGRATED} == earlier
-    shipped = {p.name for p in resources.files("agentmsg").joinpath("schemas").iterdir() if p.name.startswith("record")}
+    shipped = {p.name for p in resources.files("agentmsg").joinpath("formats").iterdir() if p.name.startswith("record")}
     assert shipped == set(RECORD_SCHEMAS.values())
 
 

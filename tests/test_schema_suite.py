@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agentmsg._frozen import freeze_json
-from agentmsg._schema_validator import SUPPORTED, UNSUPPORTED
+from agentmsg.schema._validator import SUPPORTED, UNSUPPORTED
 from agentmsg.errors import ValidationError
 from agentmsg.schema import validate_arguments
 

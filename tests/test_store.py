@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentmsg import ChatMessage, ImagePart, ImageSource, TextPart, ToolCall, ValidationError
-from agentmsg.store import SCHEMA_VERSION, MessageStore
+from agentmsg.io.store import SCHEMA_VERSION, MessageStore
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -258,7 +258,7 @@ WRITER = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from agentmsg import ChatMessage
-from agentmsg.store import MessageStore
+from agentmsg.io.store import MessageStore
 
 store = MessageStore(sys.argv[2])
 store._conn.execute("PRAGMA cache_size = 1")  # spill uncommitted pages to the WAL early
@@ -311,7 +311,7 @@ LOOP_WRITER = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
 from agentmsg import ChatMessage
-from agentmsg.store import MessageStore
+from agentmsg.io.store import MessageStore
 
 store = MessageStore(sys.argv[2])
 batch = int(sys.argv[3])

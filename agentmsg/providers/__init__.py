@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._codec import check_json_object, check_opt_str, expect_object, get_optional_str, sized
+from .._frozen import check_json_object
+from .._checks import check_opt_str, expect_object, get_optional_str, sized
 from .._frozen import FrozenDict, thaw_json
 from ..errors import ValidationError
 from ..messages import ChatMessage

@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._codec import check_json_object, expect_object, expected, get_bool, get_object, get_optional_str, get_str, missing
+from .._frozen import check_json_object
+from .._checks import expect_object, expected, get_bool, get_object, get_optional_str, get_str, missing
 from .._frozen import FrozenDict, thaw_json
 from ..content import ImageSource
 from ..errors import ValidationError

@@ -27,7 +27,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import check_int, expect_object, expected, get_bool, get_object, get_optional_object, get_optional_str, get_str, missing
+from .._checks import (
+    check_int,
+    expect_object,
+    expected,
+    get_bool,
+    get_object,
+    get_optional_object,
+    get_optional_str,
+    get_str,
+    missing,
+)
 from .._frozen import freeze_json, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError

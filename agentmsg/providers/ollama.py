@@ -27,7 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, missing
+from .._checks import (
+    expect_object,
+    expected,
+    get_list,
+    get_object,
+    get_optional_object,
+    get_optional_str,
+    missing,
+)
 from .._frozen import FrozenDict, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError

@@ -25,7 +25,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import check_int, expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, get_str, missing
+from .._checks import (
+    check_int,
+    expect_object,
+    expected,
+    get_list,
+    get_object,
+    get_optional_object,
+    get_optional_str,
+    get_str,
+    missing,
+)
 from ..content import ImagePart, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage

@@ -35,11 +35,11 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any, TypeVar, overload
 
-from . import _schema_types as t
-from ._frozen import FrozenDict
-from ._schema_build import compile_builder
-from ._schema_validator import Check, compile_schema
-from .errors import ValidationError
+from . import _types as t
+from .._frozen import FrozenDict
+from ._build import compile_builder
+from ._validator import Check, compile_schema
+from ..errors import ValidationError
 
 __all__ = ["build", "schema_for", "validate_arguments"]
 

@@ -19,18 +19,10 @@ from datetime import date, datetime
 from types import MemberDescriptorType
 from typing import Any
 
-from . import _schema_types as t
-from ._schema_validator import (
-    TYPE_TESTS,
-    any_of_error,
-    check_unique,
-    json_key,
-    key_label,
-    type_error,
-    unexpected,
-)
-from ._time import parse_date, parse_date_time
-from .errors import ValidationError
+from . import _types as t
+from ._validator import TYPE_TESTS, any_of_error, check_unique, json_key, key_label, type_error, unexpected
+from .._time import parse_date, parse_date_time
+from ..errors import ValidationError
 
 __all__ = ["compile_builder"]
 

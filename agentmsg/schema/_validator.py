@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
-from ._time import parse_date, parse_date_time
-from .errors import ValidationError
+from .._time import parse_date, parse_date_time
+from ..errors import ValidationError
 
 __all__ = [
     "Check",

@@ -1,4 +1,4 @@
-"""The small validators every ``from_dict`` and ``__post_init__`` uses, and the JSON helpers.
+"""The small validators every ``from_dict`` and ``__post_init__`` uses.
 
 Two shapes: getters read ``data[key]`` (``get_str(data, "name")``), checkers take the value and
 its path (``check_str(value, "name")``). Each returns the value (normalized where the name says
@@ -16,12 +16,10 @@ agentmsg.errors.ValidationError: name: must not be empty
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from ._frozen import FrozenDict, check_text, freeze_json
 from .errors import ValidationError
 
 __all__ = [
@@ -36,7 +34,6 @@ __all__ = [
     "get_object",
     "get_optional_object",
     "check_object",
-    "check_json_object",
     "check_keys",
     "required",
     "check_str",
@@ -50,9 +47,7 @@ __all__ = [
     "check_items",
     "check_branch_name",
     "sized",
-    "to_json",
-    "from_json",
-    "loads_strict",
+    "check_text",
 ]
 
 _S = TypeVar("_S", bound=str)
@@ -176,13 +171,6 @@ def check_object(value: object, path: str = "") -> Mapping[str, Any]:
         return value
     raise expected("an object", value, path)
 
-
-def check_json_object(value: object, path: str) -> FrozenDict:
-    """Return the JSON object ``value`` deep-frozen (see ``freeze_json``)."""
-    if isinstance(value, dict):
-        frozen: FrozenDict = freeze_json(value, path)
-        return frozen
-    raise missing(path) if value is None else expected("an object", value, path)
 
 
 def check_keys(data: Mapping[str, Any], allowed: frozenset[str]) -> None:
@@ -362,81 +350,13 @@ def check_branch_name(value: object, path: str = "branch") -> str:
         raise ValidationError("must be at most 100 characters without control characters", path, "pattern")
     return name
 
-
-# -- JSON text -----------------------------------------------------------------------------------
-
-
-class _HasToDict(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
-
-
-class _FromDict(Protocol[T_co]):
-    def from_dict(self, data: Any, /) -> T_co: ...
-
-
-def to_json(obj: _HasToDict, /) -> str:
-    """Serialize an agentmsg object as compact JSON text (UTF-8 friendly: non-ASCII kept).
-
-    >>> from agentmsg import ChatMessage
-    >>> to_json(ChatMessage.user("Grüß dich"))
-    '{"role":"user","content":"Grüß dich"}'
-    """
-    return _encode(obj.to_dict())
-
-
-def _reject_constant(name: str) -> object:
-    raise ValidationError(f"{name} is not valid JSON", "", "json")
-
-
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValidationError(f"duplicate key {key[:40]!r}", "", "json")
-            seen.add(key)
-    return obj
-
-
-_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
-_decode_checked = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
-
-
-def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
-    """Parse JSON, refusing NaN/Infinity (and, with ``duplicates=True``, duplicate keys).
-
-    Errors are ``ValidationError`` with code ``json`` and the line and column. Bytes are decoded
-    as UTF-8, a byte-order mark allowed.
-    """
-    try:
-        if not isinstance(text, str):
-            text = bytes(text).decode("utf-8-sig")
-        return (_decode_checked if duplicates else _decode)(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", "", "json"
-        ) from None
-    except UnicodeDecodeError:
-        raise ValidationError("not valid UTF-8", "", "json") from None
-    except RecursionError:
-        raise ValidationError("nested too deeply", "", "depth") from None
-    except ValidationError:
-        raise
-    except ValueError:  # an integer beyond the interpreter's digit limit
-        raise ValidationError("a number is too large to parse", "", "json") from None
-
-
-def from_json(text: str | bytes, cls: _FromDict[T], /) -> T:
-    """Parse JSON text into an agentmsg object of type ``cls``.
-
-    >>> from agentmsg import ChatMessage
-    >>> from_json('{"role": "user", "content": "Hi"}', ChatMessage)
-    ChatMessage(role=user, content=<2 chars>)
-    """
-    return cls.from_dict(loads_strict(text))
+def check_text(text: str, path: str) -> str:
+    """Refuse strings holding lone surrogates (they cannot be encoded as UTF-8)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValidationError(
+                "must not contain lone surrogates (not encodable as UTF-8)", path, "encoding"
+            ) from None
+    return text

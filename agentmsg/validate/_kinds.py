@@ -24,16 +24,16 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import expect_object, expected, missing
-from .errors import ConversationOrderError, ValidationError
-from .events import decode as decode_event
-from .history import ConversationHistory
-from .messages import ChatMessage
-from .providers import anthropic, ollama, openai
-from .records import UnknownRecord
-from .records import decode as decode_record
-from .streaming import ToolCallDelta
-from .tools import ToolCall, ToolDefinition, ToolResult
+from .._checks import expect_object, expected, missing
+from ..errors import ConversationOrderError, ValidationError
+from ..events import decode as decode_event
+from ..history import ConversationHistory
+from ..messages import ChatMessage
+from ..providers import anthropic, ollama, openai
+from ..records import UnknownRecord
+from ..records import decode as decode_record
+from ..streaming import ToolCallDelta
+from ..tools import ToolCall, ToolDefinition, ToolResult
 
 __all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
 

@@ -34,12 +34,13 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import IO, Any, NoReturn
 
-from . import __version__
-from ._codec import _reject_constant, _reject_duplicates, type_name
+from .. import __version__
+from .._json import _reject_constant, _reject_duplicates
+from .._checks import type_name
 from ._jsonpos import find_refused, line_column, locate, parse_path
 from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, specificity
-from ._schemas import json_schema
-from .errors import ConversationOrderError, ValidationError
+from ..formats import json_schema
+from ..errors import ConversationOrderError, ValidationError
 
 __all__ = ["main"]
 
@@ -663,7 +664,3 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # pragma: no cover - last resort; the tests show no input reaches it
         print(f"{_prog()}: internal error: {type(exc).__name__} (please report this bug)", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,15 +1,15 @@
-"""The JSON Schemas shipped inside the package, by name."""
+"""The JSON Schemas (Draft 2020-12) of agentmsg's own JSON documents, shipped beside this file."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from .errors import ValidationError
+from ..errors import ValidationError
 
 __all__ = ["SCHEMA_FILES", "json_schema"]
 
-# name -> (file in agentmsg/schemas/, JSON pointer of the definition inside it or "")
+# name -> (file in this folder, JSON pointer of the definition inside it or "")
 SCHEMA_FILES: dict[str, tuple[str, str]] = {
     "core": ("core.schema.json", ""),
     "chat_message": ("core.schema.json", "chat_message"),
@@ -52,7 +52,7 @@ def json_schema(name: str) -> dict[str, Any]:
         ) from None
     from importlib import resources  # loaded on first use: it is slow to import
 
-    text = resources.files(__package__).joinpath("schemas").joinpath(filename).read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     if pointer:
         schema = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf", "$ref", "title", "description")}

@@ -1,0 +1,86 @@
+"""JSON text in and out: compact UTF-8 encoding, strict decoding (no NaN, optional duplicate-key refusal)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol, TypeVar
+
+from .errors import ValidationError
+
+__all__ = ["to_json", "from_json", "loads_strict"]
+
+
+class _HasToDict(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class _FromDict(Protocol[T_co]):
+    def from_dict(self, data: Any, /) -> T_co: ...
+
+
+def to_json(obj: _HasToDict, /) -> str:
+    """Serialize an agentmsg object as compact JSON text (UTF-8 friendly: non-ASCII kept).
+
+    >>> from agentmsg import ChatMessage
+    >>> to_json(ChatMessage.user("Grüß dich"))
+    '{"role":"user","content":"Grüß dich"}'
+    """
+    return _encode(obj.to_dict())
+
+
+def _reject_constant(name: str) -> object:
+    raise ValidationError(f"{name} is not valid JSON", "", "json")
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValidationError(f"duplicate key {key[:40]!r}", "", "json")
+            seen.add(key)
+    return obj
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+_decode_checked = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
+
+
+def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
+    """Parse JSON, refusing NaN/Infinity (and, with ``duplicates=True``, duplicate keys).
+
+    Errors are ``ValidationError`` with code ``json`` and the line and column. Bytes are decoded
+    as UTF-8, a byte-order mark allowed.
+    """
+    try:
+        if not isinstance(text, str):
+            text = bytes(text).decode("utf-8-sig")
+        return (_decode_checked if duplicates else _decode)(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(
+            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", "", "json"
+        ) from None
+    except UnicodeDecodeError:
+        raise ValidationError("not valid UTF-8", "", "json") from None
+    except RecursionError:
+        raise ValidationError("nested too deeply", "", "depth") from None
+    except ValidationError:
+        raise
+    except ValueError:  # an integer beyond the interpreter's digit limit
+        raise ValidationError("a number is too large to parse", "", "json") from None
+
+
+def from_json(text: str | bytes, cls: _FromDict[T], /) -> T:
+    """Parse JSON text into an agentmsg object of type ``cls``.
+
+    >>> from agentmsg import ChatMessage
+    >>> from_json('{"role": "user", "content": "Hi"}', ChatMessage)
+    ChatMessage(role=user, content=<2 chars>)
+    """
+    return cls.from_dict(loads_strict(text))

@@ -1,0 +1,262 @@
+"""A conversation's chat messages kept in SQLite (the standard library's ``sqlite3``).
+
+>>> from agentmsg import ChatMessage, ToolCall
+>>> from agentmsg.store import MessageStore
+>>> with MessageStore(":memory:") as store:
+...     store.save_many("c1", [
+...         ChatMessage.user("Weather in Paris?"),
+...         ChatMessage.assistant(tool_calls=[ToolCall("call_1", "weather", {"city": "Paris"})]),
+...         ChatMessage.tool("call_1", "18 C, sunny"),
+...     ])
+...     store.load("c1")
+3
+(ChatMessage(role=user, content=<17 chars>), ChatMessage(role=assistant, tool_calls=[call_1:weather]), ChatMessage(role=tool, content=<11 chars>, tool_call_id='call_1'))
+
+Theory of operation. One table, ``messages(conversation_id, seq, role, body)``, keyed by
+``(conversation_id, seq)``: ``body`` is the message's canonical JSON (``to_json``), ``role``
+and ``seq`` are there for SQL (ordering, inspection, the role CHECK). A save runs as one
+``BEGIN IMMEDIATE`` transaction that takes the next ``seq`` numbers and inserts every row, so a
+batch is stored whole or not at all, even if the process dies half way (SQLite's journal rolls
+an unfinished transaction back when the file is next opened). Everything is validated and
+serialized before the transaction begins. File databases use WAL mode. The layout's version is
+``PRAGMA user_version``; opening a database applies the migration steps from its version up to
+``SCHEMA_VERSION`` in one transaction. One connection serves all threads, behind a lock.
+"""
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable
+
+from .._checks import check_nonempty, type_name
+from .._json import loads_strict, to_json
+from ..errors import ValidationError
+from ..messages import ChatMessage
+from ..roles import MessageRole
+
+__all__ = ["MessageStore", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+# _MIGRATIONS[n] takes the layout from version n to n + 1, one statement at a time.
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE messages (
+            conversation_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+            body TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, seq)
+        ) WITHOUT ROWID""",
+    ),
+)
+
+_STORED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
+_INSERT = "INSERT INTO messages (conversation_id, seq, role, body) VALUES (?, ?, ?, ?)"
+
+
+def _row(message: object) -> tuple[str, str]:
+    """Return the (role, canonical JSON) row of a message to store, or raise ``ValidationError``."""
+    if type(message) is not ChatMessage:
+        if not isinstance(message, dict):
+            raise ValidationError(f"expected a ChatMessage, got {type(message).__name__}", "", "type")
+        message = ChatMessage.from_dict(message)
+    role = _STORED_ROLES.get(message.role)
+    if role is None:
+        raise ValidationError(
+            "only user, assistant and tool messages are stored (the system prompt is not)", "role", "role"
+        )
+    return role, to_json(message)
+
+
+class MessageStore:
+    """Save and load a conversation's chat messages in a SQLite database.
+
+    >>> store = MessageStore(":memory:")
+    >>> store.save("c1", ChatMessage.system("You are terse."))
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: message.role: only user, assistant and tool messages are stored (the system prompt is not)
+    >>> store.count("c1")
+    0
+    >>> store.close()
+
+    ``path`` is a file (created if missing, WAL mode) or ``":memory:"``. Messages may be
+    ``ChatMessage`` objects or their canonical dicts; saving validates them all first and
+    writes them in one transaction. ``timeout`` is how long a save waits for another
+    process's write lock, in seconds. Safe to share between threads.
+    """
+
+    def __init__(self, path: "str | os.PathLike[str]", *, timeout: float = 10.0) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValidationError(f"expected a path, got {type(path).__name__}", "path", "type")
+        self._path = os.fspath(path)
+        if not self._path:
+            raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
+        self._lock = threading.Lock()
+        conn = sqlite3.connect(
+            self._path, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            if self._path != ":memory:":
+                conn.execute("PRAGMA journal_mode=WAL")
+            _migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn: sqlite3.Connection | None = conn
+
+    @property
+    def path(self) -> str:
+        """Return the database path given at opening."""
+        return self._path
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise ValueError("the store is closed; open a new MessageStore")
+        return self._conn
+
+    def save(self, conversation_id: str, message: ChatMessage) -> None:
+        """Append one message to a conversation.
+
+        >>> with MessageStore(":memory:") as store:
+        ...     store.save("c1", ChatMessage.user("Hi"))
+        ...     store.load("c1")[0].text
+        'Hi'
+        """
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        try:
+            row = _row(message)
+        except ValidationError as exc:
+            raise exc.prefixed("message") from None
+        self._write(conversation_id, [row])
+
+    def save_many(self, conversation_id: str, messages: Iterable[ChatMessage]) -> int:
+        """Append messages to a conversation in one transaction (all or nothing); return how many.
+
+        >>> with MessageStore(":memory:") as store:
+        ...     store.save_many("c1", [ChatMessage.user("Hi"), {"role": "wizard", "content": "?"}])
+        Traceback (most recent call last):
+            ...
+        agentmsg.errors.ValidationError: messages[1].role: expected one of 'system', 'user', 'assistant', 'tool'
+        """
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
+            raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
+        rows: list[tuple[str, str]] = []
+        for i, item in enumerate(messages):
+            try:
+                rows.append(_row(item))
+            except ValidationError as exc:
+                raise exc.prefixed(i).prefixed("messages") from None
+        if rows:
+            self._write(conversation_id, rows)
+        return len(rows)
+
+    def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                (last,) = conn.execute(
+                    "SELECT COALESCE(MAX(seq), -1) FROM messages WHERE conversation_id = ?", (conversation_id,)
+                ).fetchone()
+                conn.executemany(
+                    _INSERT, [(conversation_id, last + 1 + i, role, body) for i, (role, body) in enumerate(rows)]
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def load(self, conversation_id: str) -> tuple[ChatMessage, ...]:
+        """Return a conversation's messages in the order they were saved (empty if unknown).
+
+        A stored row that no longer parses raises ``ValidationError`` at ``messages[i]``.
+        """
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        with self._lock:
+            rows = self._connection().execute(
+                "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+            ).fetchall()
+        out = []
+        for i, (body,) in enumerate(rows):
+            try:
+                out.append(ChatMessage.from_dict(loads_strict(body)))
+            except ValidationError as exc:
+                raise exc.prefixed(i).prefixed("messages") from None
+        return tuple(out)
+
+    def count(self, conversation_id: str) -> int:
+        """Return how many messages a conversation holds."""
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        with self._lock:
+            (n,) = self._connection().execute(
+                "SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+        return int(n)
+
+    def conversations(self) -> tuple[str, ...]:
+        """Return the ids of the stored conversations, sorted.
+
+        >>> with MessageStore(":memory:") as store:
+        ...     store.save("b", ChatMessage.user("Hi")); store.save("a", ChatMessage.user("Yo"))
+        ...     store.conversations()
+        ('a', 'b')
+        """
+        with self._lock:
+            rows = self._connection().execute(
+                "SELECT DISTINCT conversation_id FROM messages ORDER BY conversation_id"
+            ).fetchall()
+        return tuple(row[0] for row in rows)
+
+    def delete(self, conversation_id: str) -> int:
+        """Remove a conversation's messages; return how many were removed."""
+        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        with self._lock:
+            cursor = self._connection().execute(
+                "DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)
+            )
+        return cursor.rowcount
+
+    def close(self) -> None:
+        """Close the database (idempotent); saved data stays in the file."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "MessageStore":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._conn is None else "open"
+        return f"MessageStore({self._path!r}, {state})"
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another process may migrate too
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version > SCHEMA_VERSION:
+            raise ValidationError(
+                f"database layout version {version} is newer than this agentmsg supports ({SCHEMA_VERSION})",
+                "user_version",
+                "version",
+            )
+        for step in _MIGRATIONS[version:SCHEMA_VERSION]:
+            for statement in step:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
