@@ -12,7 +12,38 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
+__all__ = ["CODES", "ORDER_CODES", "ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
+
+# The stable codes of ``ValidationError``: one per kind of rule, one word each. Tools and tests
+# match on ``code`` and ``path``, never on the wording. README's error table mirrors this one.
+CODES: dict[str, str] = {
+    "missing": "a required value is absent or null",
+    "type": "a value has the wrong JSON type (the message names both, in JSON's words)",
+    "value": "a value of the right type breaks a rule: empty, out of range, not one of the choices",
+    "pattern": "a string does not have its required form (a name, base64, a URL, a timestamp)",
+    "unique": "something that must be unique repeats (ids, object keys)",
+    "unknown": "a name or id that refers to nothing known (an event, a kind, a pending call)",
+    "unexpected": "a field, item or keyword that is not allowed here",
+    "size": "too large: bytes, characters, digits, items or nesting beyond a stated limit",
+    "json": "not valid JSON text",
+    "depth": "nested too deeply",
+    "encoding": "text that is not valid UTF-8 or cannot be encoded as UTF-8 (lone surrogates)",
+    "strict": "a tool schema breaks a strict-mode rule",
+    "schema": "a JSON Schema that agentmsg cannot read: a malformed or unsupported keyword",
+    "protocol": "an event or message that the protocol's state does not allow now",
+    "removed": "an event or field that was removed from the protocol",
+    "provider": "a provider's error body, reported as such",
+}
+
+# The codes of ``ConversationOrderError``, one per ordering rule.
+ORDER_CODES: dict[str, str] = {
+    "system_first": "a system message comes first, and only once",
+    "user_first": "the user speaks first",
+    "alternate": "user and assistant messages alternate",
+    "tool_pending": "every tool call is answered before anything else",
+    "tool_unknown": "a tool message answers a pending tool call",
+    "incomplete": "a finished conversation has no unanswered tool calls",
+}
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII)
