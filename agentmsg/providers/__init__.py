@@ -1,10 +1,22 @@
 """Provider codecs (OpenAI and vLLM, Anthropic, Ollama) and the ``Response`` they share.
 
 Each provider module has the same verbs, plain functions over plain dicts (no HTTP):
-``to_messages`` / ``from_messages``, ``to_tools`` / ``from_tools``, ``parse_response`` and a
-``StreamParser`` with ``feed`` and ``finish``. Import the one you need::
+``to_request``, ``to_messages`` / ``from_messages``, ``to_tools`` / ``from_tools``,
+``parse_response`` and a ``StreamParser`` with ``feed`` and ``finish``. Import the one you
+need::
 
     from agentmsg.providers import anthropic, ollama, openai
+
+The ``to_request`` contract, the same in every provider module:
+``to_request(messages, tools=(), **params) -> dict`` returns the complete request body for
+the provider's chat endpoint, ready to send as JSON or to spread into the official client
+(``client.chat.completions.create(**body)``, ``client.messages.create(**body)``, Ollama's
+``POST /api/chat``). The codec builds the conversation keys itself (``messages``, and
+``system`` where the provider puts it apart); ``params`` carry everything else (``model``,
+``max_tokens``, ``temperature``, ``stream``...) as given. Absent things are omitted, never
+sent as null: a None param, no system prompt, no tools. A param the API cannot do without
+(``model``; Anthropic's ``max_tokens``) missing, or one that names a key the codec builds,
+is a ``TypeError``. A conversation the provider cannot express raises ``ValidationError``.
 
 >>> from agentmsg import ChatMessage
 >>> Response(ChatMessage.assistant("Hi"), "stop", {"total_tokens": 9})

@@ -50,6 +50,7 @@ __all__ = [
     "assistant",
     "finish_calls",
     "provider_error",
+    "request_body",
 ]
 
 ERROR_PREFIX = "Error: "
@@ -298,3 +299,22 @@ def provider_error(kind: object, path: str) -> ValidationError:
     """Return the error for a payload that reports a provider-side error (code ``provider_error``)."""
     label = kind if type(kind) is str and len(kind) <= 64 else "error"
     return ValidationError(f"the provider reported an error ({label})", path, "provider_error")
+
+
+def request_body(body: dict[str, Any], params: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
+    """Return ``body`` with the caller's ``params`` added (None values left out) in front of it.
+
+    A param that names a key the codec builds (``messages``, ``tools``, ``system``) or a
+    ``required`` param that is missing is programmer misuse: ``TypeError`` naming the fix.
+    """
+    for key in required:
+        if params.get(key) is None:
+            raise TypeError(f"to_request() needs {key}=...: the API refuses a request without it")
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in body:
+            raise TypeError(f"to_request() builds {key!r} itself: pass it as the messages or tools argument")
+        if value is not None:
+            out[key] = value
+    out.update((key, value) for key, value in body.items() if value is not None)
+    return out

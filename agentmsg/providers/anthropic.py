@@ -63,10 +63,11 @@ from ._common import (
     refuse_file,
     relocate,
     rename,
+    request_body,
     split_data_url,
 )
 
-__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+__all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "name", "input")
@@ -74,6 +75,26 @@ _TOOL_FIELDS = {"parameters": "input_schema"}
 _TOOL_ID = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
 
 # -- agentmsg -> Anthropic -------------------------------------------------------------------
+
+
+def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] = (), **params: Any) -> dict[str, Any]:
+    """Return the complete Messages API request body: ``client.messages.create(**body)``.
+
+    >>> from agentmsg import ChatMessage
+    >>> to_request([ChatMessage.user("Hi")], model="claude-sonnet-4-5", max_tokens=256)
+    {'model': 'claude-sonnet-4-5', 'max_tokens': 256, 'messages': [{'role': 'user', 'content': 'Hi'}]}
+    >>> to_request([ChatMessage.system("Be brief."), ChatMessage.user("Hi")], model="m", max_tokens=9)["system"]
+    'Be brief.'
+
+    ``model`` and ``max_tokens`` are required (the API refuses a request without them); other
+    ``params`` are sent as given, None values left out. ``system`` is there only when the
+    conversation has a system message, ``tools`` only when there are some.
+    """
+    system, wire = to_messages(messages)
+    listed = to_tools(tools)
+    return request_body({"system": system, "messages": wire, "tools": listed or None}, params, ("model", "max_tokens"))
+
+
 
 
 def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:

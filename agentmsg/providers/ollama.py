@@ -62,11 +62,12 @@ from ._common import (
     provider_error,
     refuse_file,
     relocate,
+    request_body,
     sniff_media_type,
     split_data_url,
 )
 
-__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+__all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "function.name", "function.arguments")
@@ -75,6 +76,25 @@ _ROLE_NAMES = ("system", "user", "assistant", "tool")
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
 
 # -- agentmsg -> Ollama ----------------------------------------------------------------------
+
+
+def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] = (), **params: Any) -> dict[str, Any]:
+    """Return the complete ``POST /api/chat`` request body.
+
+    >>> from agentmsg import ChatMessage
+    >>> to_request([ChatMessage.user("Hi")], model="llama3.2", options={"temperature": 0})
+    {'model': 'llama3.2', 'options': {'temperature': 0}, 'stream': False, 'messages': [{'role': 'user', 'content': 'Hi'}]}
+
+    ``model`` is required; other ``params`` (``options``, ``format``, ``keep_alive``,
+    ``think``...) are sent as given, None values left out. Ollama streams unless told not
+    to, so ``stream`` is sent as false unless you pass ``stream=True`` (then read the NDJSON
+    lines with ``StreamParser``). ``tools`` is there only when there are some.
+    """
+    params = {**params, "stream": bool(params.get("stream", False))}
+    listed = to_tools(tools)
+    return request_body({"messages": to_messages(messages), "tools": listed or None}, params, ("model",))
+
+
 
 
 def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:

@@ -61,9 +61,10 @@ from ._common import (
     not_a_message,
     provider_error,
     relocate,
+    request_body,
 )
 
-__all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
+__all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "function.name", "function.arguments")
@@ -72,13 +73,45 @@ _DELTA_FIELDS = {"id": "id", "name": "function.name", "arguments": "function.arg
 # -- agentmsg -> OpenAI ----------------------------------------------------------------------
 
 
-def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
+def to_request(
+    messages: Iterable[ChatMessage],
+    tools: Iterable[ToolDefinition] = (),
+    *,
+    system_role: str = "system",
+    **params: Any,
+) -> dict[str, Any]:
+    """Return the complete Chat Completions request body: ``client.chat.completions.create(**body)``.
+
+    >>> from agentmsg import ChatMessage
+    >>> to_request([ChatMessage.system("Be brief."), ChatMessage.user("Hi")], model="gpt-4o", temperature=None)
+    {'model': 'gpt-4o', 'messages': [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]}
+
+    ``params`` (``model`` is required; ``temperature``, ``tool_choice``, ``stream``...) are
+    sent as given, None values left out; ``tools`` is left out when there are none (the API
+    refuses an empty list). ``system_role="developer"`` sends system messages under the role
+    newer models name their instructions with.
+    """
+    wire = to_messages(messages, system_role=system_role)
+    listed = to_tools(tools)
+    return request_body({"messages": wire, "tools": listed or None}, params, ("model",))
+
+
+
+
+def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system") -> list[dict[str, Any]]:
     """Return the Chat Completions ``messages`` for a conversation.
 
     >>> from agentmsg import ChatMessage
     >>> to_messages([ChatMessage.system("Be brief."), ChatMessage.user("Hi")])
     [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]
+    >>> to_messages([ChatMessage.system("Be brief.")], system_role="developer")
+    [{'role': 'developer', 'content': 'Be brief.'}]
+
+    ``system_role`` is ``"system"`` or ``"developer"`` (the name newer models use; both read
+    back as a system message).
     """
+    if system_role != "system" and system_role != "developer":
+        raise TypeError("system_role must be 'system' or 'developer'")
     out: list[dict[str, Any]] = []
     held: list[dict[str, Any]] = []  # images taken out of tool results, sent after the run
     for i, message in enumerate(checked_messages(messages)):
@@ -94,7 +127,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
             elif role is ASSISTANT:
                 out.append(_assistant_to(message))
             else:
-                out.append({"role": "user" if role is USER else "system", "content": _content_to(message.content)})
+                out.append({"role": "user" if role is USER else system_role, "content": _content_to(message.content)})
         except ValidationError as exc:
             raise exc.prefixed(i) from None
     if held:
