@@ -8,10 +8,11 @@ construction and ``from_dict`` are hot.
 
 >>> check_nonempty("a", "name")
 'a'
->>> check_nonempty("", "name")
-Traceback (most recent call last):
-    ...
-agentmsg.errors.ValidationError: name: must not be empty
+>>> try:
+...     check_nonempty("", "name")
+... except ValidationError as exc:
+...     print(exc)
+name: must not be empty
 """
 
 from __future__ import annotations
@@ -162,10 +163,11 @@ def get_optional_object(data: dict[str, Any], key: str) -> dict[str, Any] | None
 def check_object(value: object, path: str = "") -> Mapping[str, Any]:
     """Return ``value`` if it is a JSON object (any mapping), else raise a ``type`` error.
 
-    >>> check_object([], "data")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: data: expected an object, got array
+    >>> try:
+    ...     check_object([], "data")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    data: expected an object, got array
     """
     if isinstance(value, Mapping):
         return value
@@ -176,10 +178,11 @@ def check_object(value: object, path: str = "") -> Mapping[str, Any]:
 def check_keys(data: Mapping[str, Any], allowed: frozenset[str]) -> None:
     """Refuse any key of ``data`` outside ``allowed`` (code ``unexpected``).
 
-    >>> check_keys({"a": 1, "b": 2}, frozenset({"a"}))
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: b: unexpected field
+    >>> try:
+    ...     check_keys({"a": 1, "b": 2}, frozenset({"a"}))
+    ... except ValidationError as exc:
+    ...     print(exc)
+    b: unexpected field
     """
     for key in data:
         if key not in allowed:
@@ -190,10 +193,11 @@ def check_keys(data: Mapping[str, Any], allowed: frozenset[str]) -> None:
 def required(data: Mapping[str, Any], key: str) -> Any:
     """Return ``data[key]``, or raise a ``missing`` error naming the key.
 
-    >>> required({}, "path")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: path: is required
+    >>> try:
+    ...     required({}, "path")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    path: is required
     """
     if key not in data:
         raise missing(key)
@@ -203,10 +207,11 @@ def required(data: Mapping[str, Any], key: str) -> Any:
 def check_str(value: object, path: str) -> str:
     """Return ``value`` if it is a string encodable as UTF-8 (no lone surrogates).
 
-    >>> check_str(3, "name")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: name: expected a string, got number
+    >>> try:
+    ...     check_str(3, "name")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    name: expected a string, got number
     """
     if type(value) is str:
         return value if value.isascii() else check_text(value, path)
@@ -241,10 +246,11 @@ def check_choice(value: object, path: str, choices: tuple[_S, ...]) -> _S:
 
     >>> check_choice("act", "mode", ("plan", "act"))
     'act'
-    >>> check_choice("run", "mode", ("plan", "act"))
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: mode: must be one of plan, act
+    >>> try:
+    ...     check_choice("run", "mode", ("plan", "act"))
+    ... except ValidationError as exc:
+    ...     print(exc)
+    mode: must be one of plan, act
     """
     if type(value) is str and value in choices:
         return value
@@ -260,10 +266,11 @@ def check_choice(value: object, path: str, choices: tuple[_S, ...]) -> _S:
 def check_int(value: object, path: str, *, minimum: int) -> int:
     """Return ``value`` if it is an integer (not a bool) of at least ``minimum``.
 
-    >>> check_int(0, "start_line", minimum=1)
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: start_line: must be at least 1
+    >>> try:
+    ...     check_int(0, "start_line", minimum=1)
+    ... except ValidationError as exc:
+    ...     print(exc)
+    start_line: must be at least 1
     """
     if type(value) is not int:
         raise missing(path) if value is None else expected("an integer", value, path)
@@ -277,14 +284,16 @@ def check_float(value: object, path: str, *, minimum: float, maximum: float = ma
 
     >>> check_float(1, "confidence", minimum=0.0, maximum=1.0)
     1.0
-    >>> check_float(1.5, "confidence", minimum=0.0, maximum=1.0)
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: confidence: must be between 0.0 and 1.0
-    >>> check_float(10**400, "duration_seconds", minimum=0.0)
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: duration_seconds: must be a finite number
+    >>> try:
+    ...     check_float(1.5, "confidence", minimum=0.0, maximum=1.0)
+    ... except ValidationError as exc:
+    ...     print(exc)
+    confidence: must be between 0.0 and 1.0
+    >>> try:
+    ...     check_float(10**400, "duration_seconds", minimum=0.0)
+    ... except ValidationError as exc:
+    ...     print(exc)
+    duration_seconds: must be a finite number
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise missing(path) if value is None else expected("a number", value, path)
@@ -303,10 +312,11 @@ def check_float(value: object, path: str, *, minimum: float, maximum: float = ma
 def check_bool(value: object, path: str) -> bool:
     """Return ``value`` if it is a bool.
 
-    >>> check_bool(1, "recoverable")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: recoverable: expected a boolean, got number
+    >>> try:
+    ...     check_bool(1, "recoverable")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    recoverable: expected a boolean, got number
     """
     if value is True or value is False:
         return value
@@ -323,10 +333,11 @@ def check_array(value: object, path: str) -> list[Any] | tuple[Any, ...]:
 def check_items(value: object, path: str, cls: type[Any] | tuple[type[Any], ...], what: str) -> tuple[Any, ...]:
     """Return the array ``value`` as a tuple, refusing any item that is not a ``cls`` (``what``).
 
-    >>> check_items([1, "b"], "ids", int, "an int")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: ids[1]: expected an int, got str
+    >>> try:
+    ...     check_items([1, "b"], "ids", int, "an int")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    ids[1]: expected an int, got str
     """
     items = tuple(check_array(value, path))
     for i, item in enumerate(items):
@@ -340,10 +351,11 @@ def check_branch_name(value: object, path: str = "branch") -> str:
 
     >>> check_branch_name("main")
     'main'
-    >>> check_branch_name("")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: branch: must not be empty
+    >>> try:
+    ...     check_branch_name("")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    branch: must not be empty
     """
     name = check_nonempty(value, path)
     if len(name) > 100 or any(ch < " " or ch == "\x7f" for ch in name):

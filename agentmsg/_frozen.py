@@ -63,10 +63,11 @@ def freeze_json(value: object, path: str = "") -> Any:
 
     >>> freeze_json({"a": [1, {"b": None}]})
     FrozenDict({'a': (1, FrozenDict({'b': None}))})
-    >>> freeze_json({"x": [0, float("nan")]})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: x[1]: expected a finite number, got NaN or infinity
+    >>> try:
+    ...     freeze_json({"x": [0, float("nan")]})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    x[1]: expected a finite number, got NaN or infinity
     """
     try:
         return _freeze(value)

@@ -25,7 +25,7 @@ class _FromDict(Protocol[T_co]):
 def to_json(obj: _HasToDict, /) -> str:
     """Serialize an agentmsg object as compact JSON text (UTF-8 friendly: non-ASCII kept).
 
-    >>> from agentmsg import ChatMessage
+    >>> from . import ChatMessage
     >>> to_json(ChatMessage.user("Grüß dich"))
     '{"role":"user","content":"Grüß dich"}'
     """
@@ -79,7 +79,7 @@ def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
 def from_json(text: str | bytes, cls: _FromDict[T], /) -> T:
     """Parse JSON text into an agentmsg object of type ``cls``.
 
-    >>> from agentmsg import ChatMessage
+    >>> from . import ChatMessage
     >>> from_json('{"role": "user", "content": "Hi"}', ChatMessage)
     ChatMessage(role=user, content=<2 chars>)
     """

@@ -1,7 +1,5 @@
 """The conversation context: records on named branches, a plan/act mode, and rendering for a model.
 
->>> from agentmsg.context import ConversationContext
->>> from agentmsg.records import TextRecord
 >>> ctx = ConversationContext(plan_prompt="Plan only.", act_prompt="Do it.", mode="plan")
 >>> _ = ctx.add(TextRecord.of("user", "Rename foo to bar.", id="t1"))
 >>> ctx.set_mode("act", record_id="s1")
@@ -211,10 +209,11 @@ class ConversationContext:
     def records_on(self, branch: str) -> tuple[Record, ...]:
         """Return the records of ``branch`` in order.
 
-        >>> ConversationContext(plan_prompt="", act_prompt="").records_on("nope")
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: branch: no branch with this name
+        >>> try:
+        ...     ConversationContext(plan_prompt="", act_prompt="").records_on("nope")
+        ... except ValidationError as exc:
+        ...     print(exc)
+        branch: no branch with this name
         """
         with self._lock:
             return tuple(self._get_branch(branch))
@@ -246,10 +245,11 @@ class ConversationContext:
 
         >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
         >>> _ = ctx.add(TextRecord.of("user", "hi", id="t1"))
-        >>> ctx.add(TextRecord.of("user", "again", id="t1"))
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: id: a record with this id is already in the context
+        >>> try:
+        ...     ctx.add(TextRecord.of("user", "again", id="t1"))
+        ... except ValidationError as exc:
+        ...     print(exc)
+        id: a record with this id is already in the context
         """
         if not isinstance(record, _RECORD_CLASSES):
             raise ValidationError(f"expected a record, got {type(record).__name__}", "", "type")
@@ -263,10 +263,11 @@ class ConversationContext:
     def get(self, record_id: str) -> Record:
         """Return the record with this id on the active branch.
 
-        >>> ConversationContext(plan_prompt="", act_prompt="").get("x")
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: id: no record with this id on the active branch
+        >>> try:
+        ...     ConversationContext(plan_prompt="", act_prompt="").get("x")
+        ... except ValidationError as exc:
+        ...     print(exc)
+        id: no record with this id on the active branch
         """
         with self._lock:
             for record in self._branches[self._branch]:
@@ -279,7 +280,6 @@ class ConversationContext:
 
         Processors use this after ``resolve``/``fail``; the new record must be of the same kind.
 
-        >>> from agentmsg.records import FileReference
         >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
         >>> ref = ctx.add(FileReference(id="f1", path="a.txt"))
         >>> ctx.replace(ref.resolve("hello"))
@@ -329,10 +329,11 @@ class ConversationContext:
     def mark_referenced(self, record_id: str) -> None:
         """Note that a record (typically an MCP resource) was used now, for the budget's LRU order.
 
-        >>> ConversationContext(plan_prompt="", act_prompt="").mark_referenced("m9")
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: id: no record with this id in the context
+        >>> try:
+        ...     ConversationContext(plan_prompt="", act_prompt="").mark_referenced("m9")
+        ... except ValidationError as exc:
+        ...     print(exc)
+        id: no record with this id in the context
         """
         with self._lock:
             if not self._find(record_id):
@@ -421,7 +422,6 @@ class ConversationContext:
         denied (``pending``), a result without an earlier request (``orphan``) or a second
         result for one call (``duplicate``). Order problems raise ``ConversationOrderError``.
 
-        >>> from agentmsg.records import FileReference
         >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
         >>> _ = ctx.add(FileReference(id="f1", path="a.py", start_line=7).resolve("x = 1\\ny = 2\\n"))
         >>> print(ctx.to_chat_messages()[0].content)

@@ -1,10 +1,11 @@
 """The error family: every bad input raises a subclass of ``ValueError`` from here.
 
->>> from agentmsg import ChatMessage
->>> ChatMessage.from_dict({"role": "user", "content": 5})
-Traceback (most recent call last):
-    ...
-agentmsg.errors.ValidationError: content: expected a string or a list of parts, got number
+>>> from . import ChatMessage
+>>> try:
+...     ChatMessage.from_dict({"role": "user", "content": 5})
+... except ValidationError as exc:
+...     print(exc)
+content: expected a string or a list of parts, got number
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ class InvalidArgumentsError(ValidationError):
     ``raw_arguments`` holds the text exactly as received so retry logic can show it to the
     model again; it never appears in the message.
 
-    >>> from agentmsg import ToolCall
+    >>> from . import ToolCall
     >>> try:
     ...     ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"')
     ... except InvalidArgumentsError as exc:

@@ -27,10 +27,11 @@ class ConversationHistory:
     >>> history = ConversationHistory()
     >>> history.add(ChatMessage.system("You are terse."))
     >>> history.add(ChatMessage.user("Hi"))
-    >>> history.add(ChatMessage.user("Anyone?"))
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ConversationOrderError: messages[2]: user and assistant messages must alternate: expected an assistant message
+    >>> try:
+    ...     history.add(ChatMessage.user("Anyone?"))
+    ... except ConversationOrderError as exc:
+    ...     print(exc)
+    messages[2]: user and assistant messages must alternate: expected an assistant message
     >>> len(history), history.last_message
     (2, ChatMessage(role=user, content=<2 chars>))
 
@@ -112,10 +113,11 @@ class ConversationHistory:
         ...     {"role": "user", "content": "Weather?"},
         ...     {"role": "assistant", "tool_calls": [{"id": "c1", "name": "weather", "arguments": {}}]},
         ... ])
-        >>> history.validate()
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ConversationOrderError: messages[2]: tool calls left unanswered: 1 call
+        >>> try:
+        ...     history.validate()
+        ... except ConversationOrderError as exc:
+        ...     print(exc)
+        messages[2]: tool calls left unanswered: 1 call
         """
         with self._lock:
             if self._pending:

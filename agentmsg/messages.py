@@ -125,10 +125,11 @@ class ChatMessage:
     ChatMessage(role=assistant, content=<11 chars>, tool_calls=[call_001:write_file])
     >>> ChatMessage.tool("call_001", "File written").to_dict()
     {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'File written'}
-    >>> ChatMessage.assistant()
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: content: an assistant message needs content or at least one tool call
+    >>> try:
+    ...     ChatMessage.assistant()
+    ... except ValidationError as exc:
+    ...     print(exc)
+    content: an assistant message needs content or at least one tool call
 
     ``content`` is a string, a tuple of ``TextPart``/``ImagePart`` (a list becomes a tuple), or
     None. Images appear only in user and tool content; only assistants carry ``tool_calls``;
@@ -167,7 +168,7 @@ class ChatMessage:
     def user(cls, content: str | Iterable[ContentPart]) -> ChatMessage:
         """Return a user message with text or a list of parts.
 
-        >>> from agentmsg import ImageSource
+        >>> from . import ImageSource
         >>> msg = ChatMessage.user([TextPart("What is this?"),
         ...                         ImagePart(ImageSource.from_url("https://example.com/a.png"))])
         >>> len(msg.content), msg.text

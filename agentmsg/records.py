@@ -1,6 +1,5 @@
 """Message records: what happened in a conversation, as tagged, versioned documents.
 
->>> from agentmsg.records import FileReference, decode
 >>> ref = FileReference(id="r1", path="src/./app.py", start_line=3, end_line=4)
 >>> ref.path, ref.status
 ('src/app.py', 'pending')
@@ -188,10 +187,11 @@ class TextRecord:
     def from_dict(cls, data: Mapping[str, Any], /) -> "TextRecord":
         """Decode an envelope of this type (older versions are migrated).
 
-        >>> TextRecord.from_dict({"type": "text", "version": 1, "id": "t", "data": {"role": "user"}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.parts: is required
+        >>> try:
+        ...     TextRecord.from_dict({"type": "text", "version": 1, "id": "t", "data": {"role": "user"}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.parts: is required
         """
         return _decode_as(cls, data)
 
@@ -366,11 +366,12 @@ class ImageRecord:
     def from_dict(cls, data: Mapping[str, Any], /) -> "ImageRecord":
         """Decode an envelope of this type.
 
-        >>> ImageRecord.from_dict({"type": "image", "version": 1, "id": "i",
-        ...     "data": {"source": {"type": "file", "path": "a.png"}, "state": "failed"}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.error: required when the state is failed
+        >>> try:
+        ...     ImageRecord.from_dict({"type": "image", "version": 1, "id": "i",
+        ...         "data": {"source": {"type": "file", "path": "a.png"}, "state": "failed"}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.error: required when the state is failed
         """
         return _decode_as(cls, data)
 
@@ -442,10 +443,11 @@ class FileReference:
     >>> ref = FileReference(id="f1", path="src/app.py", start_line=10, end_line=12)
     >>> ref.resolve("a\\nb\\nc").status
     'resolved'
-    >>> FileReference(id="f2", path="src/../../etc/passwd")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: path: must not climb out of its root with '..'
+    >>> try:
+    ...     FileReference(id="f2", path="src/../../etc/passwd")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    path: must not climb out of its root with '..'
     """
 
     TYPE: ClassVar[str] = "file_reference"
@@ -602,10 +604,11 @@ class RequestedToolCall:
     def from_dict(cls, data: Mapping[str, Any], /) -> "RequestedToolCall":
         """Decode ``{"id", "name", "arguments", "approval"}``.
 
-        >>> RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).approval
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: approval: is required
+        >>> try:
+        ...     RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).approval
+        ... except ValidationError as exc:
+        ...     print(exc)
+        approval: is required
         """
         check_object(data)
         check_keys(data, frozenset({"id", "name", "arguments", "approval"}))
@@ -680,10 +683,11 @@ class ToolRequest:
     def get(self, call_id: str) -> RequestedToolCall:
         """Return the requested call with this id, or raise ``ValidationError`` (code ``unknown``).
 
-        >>> ToolRequest.of([ToolCall("c1", "ls", {})]).get("c9")
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: calls: no tool call with this id
+        >>> try:
+        ...     ToolRequest.of([ToolCall("c1", "ls", {})]).get("c9")
+        ... except ValidationError as exc:
+        ...     print(exc)
+        calls: no tool call with this id
         """
         for item in self.calls:
             if item.call.id == call_id:
@@ -735,11 +739,12 @@ class ToolRequest:
     def from_dict(cls, data: Mapping[str, Any], /) -> "ToolRequest":
         """Decode an envelope of this type.
 
-        >>> ToolRequest.from_dict({"type": "tool_request", "version": 1, "id": "q", "data": {"calls": [
-        ...     {"id": "c1", "name": "bad name", "arguments": {}, "approval": "pending"}]}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.calls[0].name: must be 1-64 characters of letters, digits and underscores
+        >>> try:
+        ...     ToolRequest.from_dict({"type": "tool_request", "version": 1, "id": "q", "data": {"calls": [
+        ...         {"id": "c1", "name": "bad name", "arguments": {}, "approval": "pending"}]}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.calls[0].name: must be 1-64 characters of letters, digits and underscores
         """
         return _decode_as(cls, data)
 
@@ -894,11 +899,12 @@ class ToolResultRecord:
     def from_dict(cls, data: Mapping[str, Any], /) -> "ToolResultRecord":
         """Decode an envelope of this type.
 
-        >>> ToolResultRecord.from_dict({"type": "tool_result", "version": 1, "id": "r",
-        ...     "data": {"tool_call_id": "c1", "status": "success", "finished_at": "yesterday"}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.finished_at: expected an RFC 3339 timestamp with an offset
+        >>> try:
+        ...     ToolResultRecord.from_dict({"type": "tool_result", "version": 1, "id": "r",
+        ...         "data": {"tool_call_id": "c1", "status": "success", "finished_at": "yesterday"}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.finished_at: expected an RFC 3339 timestamp with an offset
         """
         return _decode_as(cls, data)
 
@@ -941,10 +947,11 @@ class SystemControl:
 
     >>> SystemControl.mode_change("plan", "act", id="s1")
     SystemControl(id='s1', kind='mode_change', old='plan', new='act')
-    >>> SystemControl(id="s2", kind="mode_change", old="plan", new="run")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: new: must be one of plan, act
+    >>> try:
+    ...     SystemControl(id="s2", kind="mode_change", old="plan", new="run")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    new: must be one of plan, act
     """
 
     TYPE: ClassVar[str] = "system_control"
@@ -1000,11 +1007,12 @@ class SystemControl:
     def from_dict(cls, data: Mapping[str, Any], /) -> "SystemControl":
         """Decode an envelope of this type.
 
-        >>> SystemControl.from_dict({"type": "system_control", "version": 1, "id": "s",
-        ...     "data": {"kind": "branch_switch", "old": "main", "new": "main"}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.new: must differ from old
+        >>> try:
+        ...     SystemControl.from_dict({"type": "system_control", "version": 1, "id": "s",
+        ...         "data": {"kind": "branch_switch", "old": "main", "new": "main"}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.new: must differ from old
         """
         return _decode_as(cls, data)
 
@@ -1091,10 +1099,11 @@ class McpResource:
         """Return a retrieved copy holding ``text`` or ``blob`` (exactly one).
 
         >>> from datetime import datetime, timezone
-        >>> McpResource(id="m", server="s", uri="x:y").retrieve(text="t", retrieved_at=datetime.now()).status
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: retrieved_at: datetime must be timezone-aware
+        >>> try:
+        ...     McpResource(id="m", server="s", uri="x:y").retrieve(text="t", retrieved_at=datetime.now()).status
+        ... except ValidationError as exc:
+        ...     print(exc)
+        retrieved_at: datetime must be timezone-aware
         """
         return replace(
             self,
@@ -1139,11 +1148,12 @@ class McpResource:
     def from_dict(cls, data: Mapping[str, Any], /) -> "McpResource":
         """Decode an envelope of this type.
 
-        >>> McpResource.from_dict({"type": "mcp_resource", "version": 1, "id": "m",
-        ...     "data": {"server": "s", "uri": "file:///a", "status": "retrieved", "text": "x"}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: data.retrieved_at: required when the status is retrieved
+        >>> try:
+        ...     McpResource.from_dict({"type": "mcp_resource", "version": 1, "id": "m",
+        ...         "data": {"server": "s", "uri": "file:///a", "status": "retrieved", "text": "x"}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.retrieved_at: required when the status is retrieved
         """
         return _decode_as(cls, data)
 
@@ -1219,10 +1229,11 @@ class UnknownRecord:
     def from_dict(cls, data: Mapping[str, Any], /) -> "UnknownRecord":
         """Keep any well-formed envelope as it is.
 
-        >>> UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: id: is required
+        >>> try:
+        ...     UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        id: is required
         """
         return cls(check_object(data))  # type: ignore[arg-type]
 

@@ -16,10 +16,11 @@ class MessageRole(IntEnum):
     <MessageRole.ASSISTANT: 2>
     >>> str(MessageRole.TOOL)
     'tool'
-    >>> MessageRole.parse("robot")
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: role: expected one of 'system', 'user', 'assistant', 'tool'
+    >>> try:
+    ...     MessageRole.parse("robot")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    role: expected one of 'system', 'user', 'assistant', 'tool'
     """
 
     SYSTEM = 0

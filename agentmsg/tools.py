@@ -66,10 +66,11 @@ class ToolCall:
     ((1, 2), 'hello.py', None)
     >>> call.to_dict()
     {'id': 'call_001', 'name': 'write_file', 'arguments': {'path': 'hello.py', 'lines': [1, 2]}}
-    >>> ToolCall("call_001", "write file", {})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: name: must be 1-64 characters of letters, digits and underscores
+    >>> try:
+    ...     ToolCall("call_001", "write file", {})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    name: must be 1-64 characters of letters, digits and underscores
 
     Arguments are deep-frozen once (objects become ``FrozenDict``, arrays tuples) and never
     re-parsed.
@@ -154,10 +155,11 @@ class ToolCall:
         ...     lines: tuple[str, ...] = ()
         >>> ToolCall("call_1", "write_file", {"path": "a.txt", "lines": ["hi"]}).arguments_as(WriteFile)
         WriteFile(path='a.txt', lines=('hi',))
-        >>> ToolCall("call_1", "write_file", {"path": 7, "lines": None}).arguments_as(WriteFile)
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: path: expected string, got integer
+        >>> try:
+        ...     ToolCall("call_1", "write_file", {"path": 7, "lines": None}).arguments_as(WriteFile)
+        ... except ValidationError as exc:
+        ...     print(exc)
+        path: expected string, got integer
 
         Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null``
         for a field with a default gives the default (with ``strict=False`` the field may also
@@ -316,10 +318,11 @@ class ToolDefinition:
     ... )
     >>> tool.to_dict()["parameters"]["required"]
     ['city']
-    >>> ToolDefinition("list_files", "List files.", {"type": "array"})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: parameters.type: must be "object" (tool parameters are a JSON object schema)
+    >>> try:
+    ...     ToolDefinition("list_files", "List files.", {"type": "array"})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    parameters.type: must be "object" (tool parameters are a JSON object schema)
 
     With ``strict=True`` (the default, as OpenAI's structured outputs) every object schema must
     set ``additionalProperties: false``. A description over 1024 characters is accepted with a

@@ -49,10 +49,11 @@ class SessionReducer:
     ...     session.apply(event)
     >>> session.history()
     [{'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}, {'id': 'm1', 'role': 'assistant', 'kind': 'chat', 'content': 'Hello!', 'timestamp': '2024-05-01T12:00:01Z'}]
-    >>> session.apply(MessageChunk(id="m9", chunk="?"))
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: id: message:chunk for a message that was never started
+    >>> try:
+    ...     session.apply(MessageChunk(id="m9", chunk="?"))
+    ... except ValidationError as exc:
+    ...     print(exc)
+    id: message:chunk for a message that was never started
 
     Rules (each refusal is a ``ValidationError`` with a stable code, and changes nothing): an
     id starts once (``duplicate_id``); chunks, updates, completions and artifacts need a started
@@ -148,10 +149,11 @@ class SessionReducer:
     def receive(self, event_name: str, payload: Any) -> Event:
         """Decode a wire pair, apply it, and return the event.
 
-        >>> SessionReducer().receive("progress", {"status": "running", "progress": 120, "message": ""})
-        Traceback (most recent call last):
-            ...
-        agentmsg.errors.ValidationError: progress: must be between 0 and 100
+        >>> try:
+        ...     SessionReducer().receive("progress", {"status": "running", "progress": 120, "message": ""})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        progress: must be between 0 and 100
         """
         event = decode(event_name, payload)
         self.apply(event)

@@ -18,7 +18,6 @@ sent as null: a None param, no system prompt, no tools. A param the API cannot d
 (``model``; Anthropic's ``max_tokens``) missing, or one that names a key the codec builds,
 is a ``TypeError``. A conversation the provider cannot express raises ``ValidationError``.
 
->>> from agentmsg import ChatMessage
 >>> Response(ChatMessage.assistant("Hi"), "stop", {"total_tokens": 9})
 Response(message=ChatMessage(role=assistant, content=<2 chars>), finish_reason='stop', usage=<1 keys>)
 
@@ -44,14 +43,14 @@ __all__ = ["Response"]
 class Response:
     """What a model answered: the assistant message, why it stopped, and the token usage.
 
-    >>> from agentmsg import ChatMessage
     >>> r = Response(ChatMessage.assistant("I can't help with that."), "stop", refusal="I can't help with that.")
     >>> r.message.text == r.refusal, r.usage is None
     (True, True)
-    >>> Response(ChatMessage.user("Hi"))
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: message: expected an assistant message, got user
+    >>> try:
+    ...     Response(ChatMessage.user("Hi"))
+    ... except ValidationError as exc:
+    ...     print(exc)
+    message: expected an assistant message, got user
 
     ``finish_reason`` is the provider's own string (``stop``, ``tool_calls``, ``end_turn``,
     ``tool_use``...); ``usage`` is the provider's usage object, deep-frozen. ``refusal`` holds
@@ -80,7 +79,6 @@ class Response:
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"message", "finish_reason"?, "usage"?, "refusal"?}`` (None omitted).
 
-        >>> from agentmsg import ChatMessage
         >>> Response(ChatMessage.assistant("Hi"), "stop").to_dict()
         {'message': {'role': 'assistant', 'content': 'Hi'}, 'finish_reason': 'stop'}
         """

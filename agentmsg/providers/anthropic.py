@@ -1,7 +1,6 @@
 """Anthropic Messages API: the codec.
 
->>> from agentmsg import ChatMessage, ToolCall
->>> from agentmsg.providers import anthropic
+>>> from . import anthropic
 >>> system, wire = anthropic.to_messages([
 ...     ChatMessage.system("Be brief."),
 ...     ChatMessage.user("Weather in Paris?"),
@@ -100,7 +99,6 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
 def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
     """Return ``(system, messages)`` for the Messages API (``system`` is None without one).
 
-    >>> from agentmsg import ChatMessage
     >>> to_messages([ChatMessage.user("Hi")])
     (None, [{'role': 'user', 'content': 'Hi'}])
     """
@@ -219,7 +217,6 @@ def _tool_result_to(message: ChatMessage) -> dict[str, Any]:
 def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     """Return the ``tools`` list: ``{"name", "description"?, "input_schema", "strict"?}``.
 
-    >>> from agentmsg import ToolDefinition
     >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object"}, strict=False)])
     [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]
     """

@@ -1,7 +1,6 @@
 """Ollama ``/api/chat``: the codec.
 
->>> from agentmsg import ChatMessage, ToolCall
->>> from agentmsg.providers import ollama
+>>> from . import ollama
 >>> wire = ollama.to_messages([
 ...     ChatMessage.user("Weather in Paris?"),
 ...     ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})]),
@@ -100,7 +99,6 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
 def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     """Return the ``/api/chat`` ``messages`` for a conversation.
 
-    >>> from agentmsg import ChatMessage, ImagePart, ImageSource, TextPart
     >>> to_messages([ChatMessage.user([TextPart("What is this?"),
     ...     ImagePart(ImageSource.from_base64("iVBORw0KGgo=", "image/png"))])])
     [{'role': 'user', 'content': 'What is this?', 'images': ['iVBORw0KGgo=']}]
@@ -177,7 +175,6 @@ def _base64_of(source: ImageSource) -> str:
 def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     """Return the ``tools`` list, in the OpenAI function shape Ollama takes.
 
-    >>> from agentmsg import ToolDefinition
     >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object"}, strict=False)])
     [{'type': 'function', 'function': {'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object'}}}]
 

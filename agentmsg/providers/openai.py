@@ -1,7 +1,6 @@
 """OpenAI Chat Completions (and vLLM and other OpenAI-compatible servers): the codec.
 
->>> from agentmsg import ChatMessage, ToolCall
->>> from agentmsg.providers import openai
+>>> from . import openai
 >>> wire = openai.to_messages([
 ...     ChatMessage.user("Weather in Paris?"),
 ...     ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})]),
@@ -101,7 +100,6 @@ def to_request(
 def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system") -> list[dict[str, Any]]:
     """Return the Chat Completions ``messages`` for a conversation.
 
-    >>> from agentmsg import ChatMessage
     >>> to_messages([ChatMessage.system("Be brief."), ChatMessage.user("Hi")])
     [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]
     >>> to_messages([ChatMessage.system("Be brief.")], system_role="developer")
@@ -188,7 +186,6 @@ def _tool_to(message: ChatMessage, held: list[dict[str, Any]]) -> dict[str, Any]
 def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     """Return the ``tools`` list: ``{"type": "function", "function": {...}}`` per definition.
 
-    >>> from agentmsg import ToolDefinition
     >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object", "properties": {}}, strict=False)])
     [{'type': 'function', 'function': {'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object', 'properties': {}}}}]
 

@@ -10,10 +10,11 @@
 {'type': 'object', 'properties': {'city': {'type': 'string'}, 'unit': {'anyOf': [{'type': 'string', 'enum': ['celsius', 'fahrenheit']}, {'type': 'null'}]}}, 'required': ['city', 'unit'], 'additionalProperties': False}
 >>> build(GetWeather, {"city": "Oslo", "unit": None})
 GetWeather(city='Oslo', unit='celsius')
->>> validate_arguments(schema_for(GetWeather), {"city": "Oslo", "unit": "kelvin"})
-Traceback (most recent call last):
-    ...
-agentmsg.errors.ValidationError: unit: must be one of the allowed values
+>>> try:
+...     validate_arguments(schema_for(GetWeather), {"city": "Oslo", "unit": "kelvin"})
+... except ValidationError as exc:
+...     print(exc)
+unit: must be one of the allowed values
 
 The generator works in two steps: type hints become an intermediate description
 (``_schema_types``), which becomes either a schema dict (here) or a builder of typed objects
@@ -76,10 +77,11 @@ def validate_arguments(schema: Any, value: Any) -> None:
 
     >>> schema = {"type": "object", "properties": {"files": {"type": "array", "items": {
     ...     "type": "object", "properties": {"mode": {"enum": ["r", "w"]}}}}}}
-    >>> validate_arguments(schema, {"files": [{"mode": "r"}, {"mode": "r"}, {"mode": "x"}]})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: files[2].mode: must be one of the allowed values
+    >>> try:
+    ...     validate_arguments(schema, {"files": [{"mode": "r"}, {"mode": "r"}, {"mode": "x"}]})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    files[2].mode: must be one of the allowed values
 
     The error has the path of the first bad value and a stable ``code``: ``type``, ``required``,
     ``additional``, ``enum``, ``const``, ``format``, ``unique``, ``min_items``, ``max_items``,
@@ -114,10 +116,11 @@ def build(tp: Any, arguments: Any, *, strict: bool = True) -> Any:
     Open(path='a.txt', mode=<Mode.WRITE: 'w'>)
     >>> build(Open, {"path": "a.txt"}, strict=False)
     Open(path='a.txt', mode=<Mode.READ: 'r'>)
-    >>> build(Open, {"path": "a.txt"})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: mode: required property is missing
+    >>> try:
+    ...     build(Open, {"path": "a.txt"})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    mode: required property is missing
 
     Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null`` for a
     field with a default gives the default. It raises the same error (path and code) as

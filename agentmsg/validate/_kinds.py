@@ -4,10 +4,11 @@
 ['chat_message']
 >>> [kind.name for kind in candidates([{"role": "user", "content": "Hi"}])]
 ['conversation']
->>> KINDS["tool_call"].check({"id": "call_1", "name": "bad name"})
-Traceback (most recent call last):
-    ...
-agentmsg.errors.ValidationError: name: must be 1-64 characters of letters, digits and underscores
+>>> try:
+...     KINDS["tool_call"].check({"id": "call_1", "name": "bad name"})
+... except ValidationError as exc:
+...     print(exc)
+name: must be 1-64 characters of letters, digits and underscores
 
 Each area adds one entry to ``_REGISTRY``: a name, a one-line summary, a detector, a checker and
 the name of its shipped JSON Schema. A detector looks only at the document's shape (the keys of
@@ -135,10 +136,11 @@ _definitions = _each(ToolDefinition.from_dict, "tool definitions")
 def check_conversation(doc: Any) -> ConversationHistory:
     """Check every message, then their order, and that no tool call is left unanswered.
 
-    >>> check_conversation([{"role": "assistant", "content": "Hi"}])
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ConversationOrderError: messages[0]: the user must speak first
+    >>> try:
+    ...     check_conversation([{"role": "assistant", "content": "Hi"}])
+    ... except ConversationOrderError as exc:
+    ...     print(exc)
+    messages[0]: the user must speak first
     """
     history = ConversationHistory()
     for message in _messages(doc):
@@ -169,10 +171,11 @@ def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
 def check_event(doc: Any) -> object:
     """Check a socket event written as ``{"event": name, "payload": {...}}``.
 
-    >>> check_event({"event": "message:chunk", "payload": {"id": "m1", "chunk": 5}})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: payload.chunk: expected a string, got number
+    >>> try:
+    ...     check_event({"event": "message:chunk", "payload": {"id": "m1", "chunk": 5}})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    payload.chunk: expected a string, got number
     """
     data = expect_object(doc)
     if "payload" not in data:
@@ -191,10 +194,11 @@ def check_event(doc: Any) -> object:
 def check_record(doc: Any) -> object:
     """Check a record envelope; one of an unknown type or a newer version is kept, with a warning.
 
-    >>> check_record({"type": "system_control", "version": 1, "id": "s1", "data": {"kind": "mode_change"}})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: data.old: is required
+    >>> try:
+    ...     check_record({"type": "system_control", "version": 1, "id": "s1", "data": {"kind": "mode_change"}})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    data.old: is required
     """
     record = decode_record(doc)
     if type(record) is UnknownRecord:
