@@ -1,6 +1,5 @@
 """agentmsg: typed, validated, stdlib-only messages for LLM agents.
 
->>> from agentmsg import ChatMessage, ConversationHistory, ToolCall, from_json, to_json
 >>> call = ToolCall("call_001", "write_file", {"path": "hello.py"})
 >>> history = ConversationHistory([
 ...     ChatMessage.system("You write files."),
@@ -14,6 +13,13 @@
 >>> from_json(text, ChatMessage) == history.messages[2]
 True
 """
+
+import sys as _sys
+
+if _sys.version_info < (3, 10):  # say so before a module uses dataclass(slots=True) or X | Y
+    raise ImportError(
+        "agentmsg needs Python 3.10 or newer; this is Python %d.%d" % tuple(_sys.version_info[:2])
+    )
 
 from ._json import from_json, to_json
 from ._frozen import FrozenDict
