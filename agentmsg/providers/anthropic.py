@@ -79,7 +79,6 @@ _TOOL_ID = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
 def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] = (), **params: Any) -> dict[str, Any]:
     """Return the complete Messages API request body: ``client.messages.create(**body)``.
 
-    >>> from agentmsg import ChatMessage
     >>> to_request([ChatMessage.user("Hi")], model="claude-sonnet-4-5", max_tokens=256)
     {'model': 'claude-sonnet-4-5', 'max_tokens': 256, 'messages': [{'role': 'user', 'content': 'Hi'}]}
     >>> to_request([ChatMessage.system("Be brief."), ChatMessage.user("Hi")], model="m", max_tokens=9)["system"]

@@ -80,7 +80,6 @@ _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval
 def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] = (), **params: Any) -> dict[str, Any]:
     """Return the complete ``POST /api/chat`` request body.
 
-    >>> from agentmsg import ChatMessage
     >>> to_request([ChatMessage.user("Hi")], model="llama3.2", options={"temperature": 0})
     {'model': 'llama3.2', 'options': {'temperature': 0}, 'stream': False, 'messages': [{'role': 'user', 'content': 'Hi'}]}
 

@@ -81,7 +81,6 @@ def to_request(
 ) -> dict[str, Any]:
     """Return the complete Chat Completions request body: ``client.chat.completions.create(**body)``.
 
-    >>> from agentmsg import ChatMessage
     >>> to_request([ChatMessage.system("Be brief."), ChatMessage.user("Hi")], model="gpt-4o", temperature=None)
     {'model': 'gpt-4o', 'messages': [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]}
 
