@@ -14,7 +14,16 @@ from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_json
 from ._checks import check_text
 from .errors import InvalidArgumentsError, ValidationError
 
-__all__ = ["ToolCall", "ToolResult", "ToolDefinition", "check_name", "tool_call_from_dict"]
+__all__ = [
+    "ToolCall",
+    "ToolResult",
+    "ToolDefinition",
+    "check_name",
+    "tool_call_from_dict",
+    "NAME_ESCAPE",
+    "to_canonical_name",
+    "to_wire_name",
+]
 
 _NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
 _KNOWN_NAMES: set[str] = set()
@@ -37,6 +46,110 @@ def check_name(name: object, path: str = "name") -> str:
     if len(_KNOWN_NAMES) < 4096:
         _KNOWN_NAMES.add(name)
     return name
+
+
+# -- Wire names <-> canonical names ------------------------------------------------------------
+#
+# Theory of operation: providers and MCP servers name tools with characters the canonical rule
+# has no room for (``get-sum``, ``db.query``). Each such character becomes ``_xHH_`` (two
+# lowercase hex digits of its code point, as XML's ``XmlConvert.EncodeName`` does with
+# ``_xHHHH_``), so ``get-sum`` reads ``get_x2d_sum``. Only printable ASCII can be escaped, so
+# ``HH`` is one of the codes in ``_ESCAPABLE``; any other ``_x..`` text is plain text. A wire name
+# that already holds the text of an escape keeps it by escaping its underscore as ``_x5f_``.
+# Decoding reads left to right and takes an escape whole, so every canonical name has exactly one
+# wire name and every wire name exactly one canonical name: the two functions are inverses.
+
+NAME_ESCAPE = "_x"
+"""The start of an escape in a canonical tool name: ``_x`` + two lowercase hex digits + ``_``."""
+
+_ESCAPABLE = frozenset(
+    c for c in map(chr, range(0x20, 0x7F)) if not (c.isascii() and (c.isalnum() or c == "_"))
+) | {"_"}
+_HEX = "|".join(sorted(f"{ord(c):02x}" for c in _ESCAPABLE))
+_ESCAPE = re.compile(rf"_x({_HEX})_")
+_ESCAPE_HEAD = re.compile(rf"x(?:{_HEX})(?=[^A-Za-z0-9])")  # after a "_": text that would read as an escape
+_WIRE_NAME = re.compile(r"[\x20-\x7e]{1,64}")
+
+
+def to_canonical_name(wire_name: str) -> str:
+    """Return the canonical name (``^[A-Za-z0-9_]{1,64}$``) of a provider's or server's tool name.
+
+    >>> to_canonical_name("get_weather"), to_canonical_name("get-sum"), to_canonical_name("db.query")
+    ('get_weather', 'get_x2d_sum', 'db_x2e_query')
+    >>> to_canonical_name("a_x2d_b")  # a wire name that holds an escape's text keeps it
+    'a_x5f_x2d_b'
+    >>> to_canonical_name("café")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: name: tool names are printable ASCII (1-64 characters)
+
+    A name that already fits the canonical rule and holds no escape's text (``_x2d_``...) is
+    returned unchanged. Every other printable ASCII character ``c`` becomes ``_x`` + its two
+    lowercase hex digits + ``_``; an underscore that starts an escape's text becomes ``_x5f_``.
+    The inverse is ``to_wire_name``. Raises ``ValidationError`` (path ``name``, code
+    ``pattern``) for an empty name or one that is not printable ASCII, and code ``size`` when the
+    canonical name would pass 64 characters.
+    """
+    if type(wire_name) is not str:
+        raise ValidationError(f"expected a string, got {type_name(wire_name)}", "name", "type")
+    if NAME_ESCAPE not in wire_name and _NAME.fullmatch(wire_name):
+        return wire_name
+    if _WIRE_NAME.fullmatch(wire_name) is None:
+        raise ValidationError("tool names are printable ASCII (1-64 characters)", "name", "pattern")
+    out = []
+    for i, c in enumerate(wire_name):
+        if c == "_":
+            out.append("_x5f_" if _ESCAPE_HEAD.match(wire_name, i + 1) else c)
+        elif c in _ESCAPABLE:
+            out.append(f"_x{ord(c):02x}_")
+        else:
+            out.append(c)
+    name = "".join(out)
+    if len(name) > 64:
+        raise ValidationError(
+            "the canonical name of this tool would pass 64 characters (each character other than "
+            "letters, digits and underscores takes 5)",
+            "name",
+            "size",
+        )
+    return name
+
+
+def to_wire_name(canonical_name: str) -> str:
+    """Return the wire name of a canonical tool name: each ``_xHH_`` escape becomes its character.
+
+    >>> to_wire_name("get_x2d_sum"), to_wire_name("db_x2e_query"), to_wire_name("get_weather")
+    ('get-sum', 'db.query', 'get_weather')
+    >>> to_wire_name("a_x5f_x2d_b")
+    'a_x2d_b'
+    >>> to_wire_name("a_x5f_b")
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: name: _x5f_ escapes only an underscore that starts an escape's text (as in _x5f_x2d_)
+
+    The inverse of ``to_canonical_name``: ``to_canonical_name(to_wire_name(n)) == n`` for every
+    name it accepts. A canonical name that holds no escape is its own wire name; a name you
+    write with ``_x2d_`` in it is sent with ``-`` there (write ``_x5f_x2d_`` to send the text
+    ``_x2d_``). Raises ``ValidationError`` (path ``name``, code ``pattern``) unless
+    ``canonical_name`` fits the canonical rule, and for a ``_x5f_`` that escapes an underscore
+    needing none (the one spelling ``to_canonical_name`` never makes, refused so that each wire
+    name has one canonical name).
+    """
+    check_name(canonical_name)
+    if NAME_ESCAPE not in canonical_name:
+        return canonical_name
+    wire = _ESCAPE.sub(_unescape, canonical_name)
+    if wire != canonical_name and to_canonical_name(wire) != canonical_name:
+        raise ValidationError(
+            "_x5f_ escapes only an underscore that starts an escape's text (as in _x5f_x2d_)",
+            "name",
+            "pattern",
+        )
+    return wire
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return chr(int(match.group(1), 16))
 
 
 def _check_id(value: object, path: str) -> str:

@@ -24,7 +24,7 @@ from ..content import ImageSource
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ToolCallAccumulator
-from ..tools import ToolCall, ToolDefinition
+from ..tools import ToolCall, ToolDefinition, to_canonical_name, to_wire_name
 
 __all__ = [
     "ERROR_PREFIX",
@@ -32,6 +32,11 @@ __all__ = [
     "relocate",
     "rename",
     "make_call",
+    "NameRule",
+    "OPENAI_NAMES",
+    "ANTHROPIC_NAMES",
+    "canonical_name",
+    "wire_name",
     "dump_arguments",
     "generated_id",
     "image_from_url",
@@ -47,6 +52,7 @@ __all__ = [
     "function_from",
     "function_to",
     "function_tools_from",
+    "function_tools_to",
     "assistant",
     "finish_calls",
     "provider_error",
@@ -80,6 +86,51 @@ def rename(err: ValidationError, mapping: dict[str, str]) -> ValidationError:
     return err if target is None else relocate(err, target + path[cut:])
 
 
+class NameRule:
+    """A provider's own rule for tool names on the wire: a regex and the words that state it."""
+
+    __slots__ = ("regex", "rule")
+
+    def __init__(self, pattern: str, rule: str) -> None:
+        self.regex = re.compile(pattern, re.ASCII)
+        self.rule = rule
+
+
+# OpenAI: the ``FunctionDefinition.name`` docstring of the official SDK ("Must be a-z, A-Z, 0-9,
+# or contain underscores and dashes, with a maximum length of 64"). Anthropic: the API's own 400
+# ("tools.7.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'") and the tool-use
+# guide. Ollama states no rule: any name the mapping can carry is sent.
+OPENAI_NAMES = NameRule(r"[a-zA-Z0-9_-]{1,64}", "OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$")
+ANTHROPIC_NAMES = NameRule(r"[a-zA-Z0-9_-]{1,64}", "Anthropic tool names must match ^[a-zA-Z0-9_-]{1,64}$")
+
+
+def canonical_name(name: object, path: str, rule: NameRule | None = None) -> str:
+    """Return the canonical name of a wire name (``to_canonical_name``), errors at ``path``.
+
+    With ``rule``, a name the provider itself refuses is refused with the provider's rule
+    (code ``pattern``).
+    """
+    if type(name) is not str:
+        raise expected("a string", name, path)
+    if rule is not None and rule.regex.fullmatch(name) is None:
+        raise ValidationError(rule.rule, path, "pattern")
+    try:
+        return to_canonical_name(name)
+    except ValidationError as exc:
+        raise relocate(exc, path) from None
+
+
+def wire_name(name: str, path: str, rule: NameRule | None = None) -> str:
+    """Return the wire name of a canonical name (``to_wire_name``), checked against ``rule``."""
+    try:
+        wire = to_wire_name(name)
+    except ValidationError as exc:
+        raise relocate(exc, path) from None
+    if rule is not None and rule.regex.fullmatch(wire) is None:
+        raise ValidationError(rule.rule, path, "pattern")
+    return wire
+
+
 def make_call(call_id: object, name: object, arguments: object, fields: tuple[str, str, str]) -> ToolCall:
     """Build a ToolCall from a provider's id, name and arguments (JSON text, object or None).
 
@@ -88,8 +139,7 @@ def make_call(call_id: object, name: object, arguments: object, fields: tuple[st
     """
     if call_id is None or name is None:
         raise missing(fields[0] if call_id is None else fields[1])
-    if type(name) is not str:  # checked here: the core's name check needs a hashable value
-        raise expected("a string", name, fields[1])
+    name = canonical_name(name, fields[1])
     try:
         if type(arguments) is str:
             return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]
@@ -219,32 +269,46 @@ def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]
     return items
 
 
-def function_from(fn: dict[str, Any]) -> ToolDefinition:
+def function_from(fn: dict[str, Any], rule: NameRule | None) -> ToolDefinition:
     """Build a ToolDefinition from ``{name, description?, parameters?, strict?}``.
 
-    No ``strict`` means false (the providers' default); a missing or blank description becomes
-    the tool's name, since agentmsg requires one (``to_tools`` leaves such a description out);
-    missing ``parameters`` mean an empty object schema.
+    The name is mapped to its canonical form (``to_canonical_name``) after the provider's
+    ``rule``. No ``strict`` means false (the providers' default); a missing or blank description
+    becomes the tool's wire name, since agentmsg requires one (``to_tools`` leaves such a
+    description out); missing ``parameters`` mean an empty object schema.
     """
-    name = get_str(fn, "name")
+    wire = get_str(fn, "name")
+    name = canonical_name(wire, "name", rule)
     description = get_optional_str(fn, "description")
     if description is None or not description.strip():
-        description = name
+        description = wire
     parameters = fn.get("parameters")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     return ToolDefinition(name, description, parameters, get_bool(fn, "strict", False))  # type: ignore[arg-type]
 
 
-def function_to(definition: ToolDefinition) -> dict[str, Any]:
+def function_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, Any]:
     """Return the OpenAI-shape function object: ``strict`` only when true, description unless it is the name."""
-    fn: dict[str, Any] = {"name": definition.name}
-    if definition.description != definition.name:
+    name = wire_name(definition.name, "name", rule)
+    fn: dict[str, Any] = {"name": name}
+    if definition.description != name:
         fn["description"] = definition.description
     fn["parameters"] = thaw_json(definition.parameters)
     if definition.strict:
         fn["strict"] = True
     return fn
+
+
+def function_tools_to(definitions: Iterable[ToolDefinition], rule: NameRule | None) -> list[dict[str, Any]]:
+    """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
+    out = []
+    for i, definition in enumerate(checked_tools(definitions)):
+        try:
+            out.append({"type": "function", "function": function_to(definition, rule)})
+        except ValidationError as exc:
+            raise exc.prefixed("function").prefixed(i) from None
+    return out
 
 
 _FUNCTION_FIELDS = {
@@ -255,7 +319,7 @@ _FUNCTION_FIELDS = {
 }
 
 
-def function_tools_from(items: Any) -> tuple[ToolDefinition, ...]:
+def function_tools_from(items: Any, rule: NameRule | None) -> tuple[ToolDefinition, ...]:
     """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
     out = []
     for i, item in enumerate(expect_items(items, "tools")):
@@ -266,7 +330,7 @@ def function_tools_from(items: Any) -> tuple[ToolDefinition, ...]:
                 raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
             fn = get_object(item, "function")
             try:
-                out.append(function_from(fn))
+                out.append(function_from(fn, rule))
             except ValidationError as exc:
                 raise rename(exc, _FUNCTION_FIELDS) from None
         except ValidationError as exc:

@@ -43,11 +43,13 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ToolCallAccumulator, ToolCallDelta
-from ..tools import ToolCall, ToolDefinition
+from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
+    ANTHROPIC_NAMES,
     UNSUPPORTED,
     assistant,
+    canonical_name,
     checked_messages,
     checked_tools,
     dump_arguments,
@@ -64,6 +66,7 @@ from ._common import (
     rename,
     request_body,
     split_data_url,
+    wire_name,
 )
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
@@ -192,7 +195,7 @@ def _assistant_to(message: ChatMessage) -> Any:
             raise ValidationError(
                 "Anthropic tool ids must be letters, digits, '_' and '-'", f"tool_calls[{j}].id", UNSUPPORTED
             )
-        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": thaw_json(call.arguments)})
+        blocks.append({"type": "tool_use", "id": call.id, "name": to_wire_name(call.name), "input": thaw_json(call.arguments)})
     return blocks
 
 
@@ -220,9 +223,10 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]
     """
     out = []
-    for definition in checked_tools(definitions):
-        tool: dict[str, Any] = {"name": definition.name}
-        if definition.description != definition.name:
+    for i, definition in enumerate(checked_tools(definitions)):
+        name = wire_name(definition.name, f"[{i}].name", ANTHROPIC_NAMES)
+        tool: dict[str, Any] = {"name": name}
+        if definition.description != name:
             tool["description"] = definition.description
         tool["input_schema"] = thaw_json(definition.parameters)
         if definition.strict:
@@ -424,7 +428,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                 raise missing("input_schema")
             fn = {**item, "parameters": schema}
             try:
-                out.append(function_from(fn))
+                out.append(function_from(fn, ANTHROPIC_NAMES))
             except ValidationError as exc:
                 raise rename(exc, _TOOL_FIELDS) from None
         except ValidationError as exc:
@@ -540,7 +544,8 @@ class StreamParser:
             # the input streams as input_json_delta; an input given whole here is kept too
             arguments = dump_arguments(freeze_json(value, "input")) if value else None
             try:
-                delta = ToolCallDelta(ordinal, get_str(block, "id"), get_str(block, "name"), arguments)
+                name = canonical_name(get_str(block, "name"), "name")
+                delta = ToolCallDelta(ordinal, get_str(block, "id"), name, arguments)
                 self._calls.add(delta)
             except ValidationError as exc:
                 raise relocate(exc, exc.path.rpartition(".")[2].replace("arguments_delta", "input")) from None

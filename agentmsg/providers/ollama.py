@@ -41,7 +41,7 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ToolCallAccumulator, ToolCallDelta
-from ..tools import ToolCall, ToolDefinition
+from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
     ERROR_PREFIX,
@@ -50,14 +50,14 @@ from ._common import (
     checked_messages,
     checked_tools,
     dump_arguments,
-    not_a_message,
     expect_items,
     finish_calls,
     freeze_usage,
-    function_to,
     function_tools_from,
+    function_tools_to,
     generated_id,
     make_call,
+    not_a_message,
     provider_error,
     refuse_file,
     relocate,
@@ -119,8 +119,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
             if message.tool_calls:
                 calls = []
                 for call in message.tool_calls:
-                    names[call.id] = call.name
-                    calls.append({"id": call.id, "function": {"name": call.name, "arguments": thaw_json(call.arguments)}})
+                    names[call.id] = to_wire_name(call.name)
+                    calls.append({"id": call.id, "function": {"name": names[call.id], "arguments": thaw_json(call.arguments)}})
                 item["tool_calls"] = calls
         elif role is TOOL:
             if message.is_error:
@@ -180,7 +180,7 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     ``strict`` is sent as ``function.strict`` when true, so it comes back; Ollama does not
     enforce it: check the arguments yourself.
     """
-    return [{"type": "function", "function": function_to(definition)} for definition in checked_tools(definitions)]
+    return function_tools_to(definitions, None)
 
 
 # -- Ollama -> agentmsg ----------------------------------------------------------------------
@@ -290,7 +290,7 @@ def _answered(item: dict[str, Any], pending: list[ToolCall]) -> str:
         if call_id is not None:
             found = call.id == call_id
         else:
-            found = name is None or call.name == name
+            found = name is None or to_wire_name(call.name) == name
         if found:
             del pending[k]
             return call.id
@@ -307,7 +307,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     >>> from_tools([{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}])
     (ToolDefinition(name='now', description=<3 chars>, strict=False),)
     """
-    return function_tools_from(items)
+    return function_tools_from(items, None)
 
 
 def _metrics(body: dict[str, Any]) -> FrozenDict | None:

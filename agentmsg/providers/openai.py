@@ -40,20 +40,22 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ToolCallAccumulator, ToolCallDelta
-from ..tools import ToolCall, ToolDefinition
+from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
     ERROR_PREFIX,
+    OPENAI_NAMES,
     UNSUPPORTED,
     assistant,
+    canonical_name,
     checked_messages,
     checked_tools,
     dump_arguments,
     expect_items,
     finish_calls,
     freeze_usage,
-    function_to,
     function_tools_from,
+    function_tools_to,
     image_from_url,
     image_url,
     make_call,
@@ -154,7 +156,7 @@ def _assistant_to(message: ChatMessage) -> dict[str, Any]:
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": dump_arguments(call.arguments)},
+                "function": {"name": to_wire_name(call.name), "arguments": dump_arguments(call.arguments)},
             }
             for call in message.tool_calls
         ]
@@ -191,7 +193,7 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     ``strict`` is sent only when true (absent means false); a description equal to the name
     is left out (that is how a tool without description comes back, see ``from_tools``).
     """
-    return [{"type": "function", "function": function_to(definition)} for definition in checked_tools(definitions)]
+    return function_tools_to(definitions, OPENAI_NAMES)
 
 
 # -- OpenAI -> agentmsg ----------------------------------------------------------------------
@@ -335,7 +337,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     A missing ``strict`` means false; a missing or blank description becomes the tool's name
     (agentmsg requires one); missing ``parameters`` mean an empty object schema.
     """
-    return function_tools_from(items)
+    return function_tools_from(items, OPENAI_NAMES)
 
 
 def parse_response(body: Any) -> Response:
@@ -476,6 +478,8 @@ class StreamParser:
         if fn is not None:
             try:
                 name = get_optional_str(fn, "name") or None
+                if name is not None:
+                    name = canonical_name(name, "name")
                 arguments = get_optional_str(fn, "arguments") or None
             except ValidationError as exc:
                 raise exc.prefixed("function") from None
