@@ -33,7 +33,6 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
 
 from ._checks import (
-    check_array,
     check_bool,
     check_branch_name,
     check_choice,
@@ -43,11 +42,12 @@ from ._checks import (
     check_keys,
     check_object,
     check_nonempty,
-    check_opt_str,
     check_str,
+    expected,
     required,
     sized,
 )
+from ._fields import each, nested, wire, wired
 from ._frozen import FrozenDict, freeze_json, thaw_json
 from ._time import check_timestamp, format_timestamp, parse_timestamp
 from .content import ImageSource, TextPart
@@ -116,14 +116,36 @@ def _put(data: dict[str, Any], key: str, value: Any) -> None:
         data[key] = value
 
 
-def _time_field(data: Mapping[str, Any], key: str) -> Optional[datetime]:
-    value = data.get(key)
-    return None if value is None else parse_timestamp(value, key)
+_ID = wire(None, check_nonempty)  # a record's id: from the envelope, checked when it was read
+_RECORD = wired(decoder="_from_data", strict=True)  # records decode the envelope's data strictly
 
 
 # --- text -----------------------------------------------------------------------------------
 
 
+def _text_role(value: object, path: str) -> MessageRole:
+    role = value if isinstance(value, MessageRole) else MessageRole.parse(check_str(value, path))
+    if role not in _TEXT_ROLES:
+        raise ValidationError("must be one of system, user, assistant", path, "value")
+    return role
+
+
+def _text_parts(value: object, path: str) -> tuple[TextPart, ...]:
+    parts = check_items(value, path, TextPart, "a TextPart")
+    if not parts:
+        raise ValidationError("must hold at least one part", path, "value")
+    return parts
+
+
+def _text_part(item: object) -> TextPart:
+    item = check_object(item)
+    if check_str(required(item, "type"), "type") != "text":
+        raise ValidationError("must be text (images are image records)", "type", "value")
+    check_keys(item, frozenset({"type", "text"}))
+    return TextPart(check_str(required(item, "text"), "text"))
+
+
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextRecord:
     """Hold what a user, the assistant or the system said, as one or more text parts.
@@ -138,20 +160,10 @@ class TextRecord:
     TYPE: ClassVar[str] = "text"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    role: MessageRole
-    parts: tuple[TextPart, ...]
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        role = self.role if isinstance(self.role, MessageRole) else MessageRole.parse(self.role)
-        if role not in _TEXT_ROLES:
-            raise ValidationError("must be one of system, user, assistant", "role", "value")
-        object.__setattr__(self, "role", role)
-        parts = check_items(self.parts, "parts", TextPart, "a TextPart")
-        if not parts:
-            raise ValidationError("must hold at least one part", "parts", "value")
-        object.__setattr__(self, "parts", parts)
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    role: MessageRole = field(metadata=wire("role", _text_role))
+    parts: tuple[TextPart, ...] = field(metadata=wire("parts", _text_parts, decode=each(_text_part)))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "TextRecord"]]
 
     @classmethod
     def of(cls, role: Union[MessageRole, str], text: str, *, id: Optional[str] = None) -> "TextRecord":
@@ -195,27 +207,25 @@ class TextRecord:
         """
         return _decode_as(cls, data)
 
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "TextRecord":
-        check_keys(data, frozenset({"role", "parts"}))
-        role = required(data, "role")
-        check_str(role, "role")
-        parts = []
-        for index, item in enumerate(check_array(required(data, "parts"), "parts")):
-            try:
-                item = check_object(item)
-                if check_str(required(item, "type"), "type") != "text":
-                    raise ValidationError("must be text (images are image records)", "type", "value")
-                check_keys(item, frozenset({"type", "text"}))
-                parts.append(TextPart(check_str(required(item, "text"), "text")))
-            except ValidationError as err:
-                raise err.prefixed(index).prefixed("parts") from None
-        return cls(id=record_id, role=role, parts=tuple(parts))
-
 
 # --- image ----------------------------------------------------------------------------------
 
 
+_IMAGE_RESULTS = ("recognized_by", "analysis", "text", "confidence", "language")  # set only when recognized
+_NO_RESULTS: dict[str, Any] = dict.fromkeys(_IMAGE_RESULTS)
+
+
+def _image_source(value: object, path: str) -> ImageSource:
+    if not isinstance(value, ImageSource):
+        raise expected("an ImageSource", value, path)
+    return value
+
+
+def _source_from_dict(value: object) -> ImageSource:
+    return ImageSource.from_dict(check_object(value))
+
+
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImageRecord:
     """Hold an image, how it should be recognised, and (once processed) what was recognised.
@@ -234,50 +244,42 @@ class ImageRecord:
     TYPE: ClassVar[str] = "image"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    source: ImageSource
-    mode: RecognitionMode = "auto"
-    state: ImageState = "pending"
-    recognized_by: Optional[Literal["vision", "ocr"]] = None
-    analysis: Optional[str] = None
-    text: Optional[str] = None
-    confidence: Optional[float] = None
-    language: Optional[str] = None
-    error: Optional[str] = None
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    source: ImageSource = field(metadata=wire("source", _image_source, decode=nested(_source_from_dict)))
+    mode: RecognitionMode = field(default="auto", metadata=wire("mode", check_choice, _RECOGNITION_MODES))
+    state: ImageState = field(default="pending", metadata=wire("state", check_choice, _IMAGE_STATES))
+    recognized_by: Optional[Literal["vision", "ocr"]] = field(
+        default=None, metadata=wire("recognized_by", check_choice, _USED_MODES, optional=True)
+    )
+    analysis: Optional[str] = field(default=None, metadata=wire("analysis", check_str, optional=True))
+    text: Optional[str] = field(default=None, metadata=wire("text", check_str, optional=True))
+    confidence: Optional[float] = field(
+        default=None, metadata=wire("confidence", check_float, optional=True, minimum=0.0, maximum=1.0)
+    )
+    language: Optional[str] = field(default=None, metadata=wire("language", check_nonempty, optional=True))
+    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ImageRecord"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        if not isinstance(self.source, ImageSource):
-            raise ValidationError(f"expected an ImageSource, got {type(self.source).__name__}", "source", "type")
-        check_choice(self.mode, "mode", _RECOGNITION_MODES)
-        state = check_choice(self.state, "state", _IMAGE_STATES)
-        if self.recognized_by is not None:
-            check_choice(self.recognized_by, "recognized_by", _USED_MODES)
-        check_opt_str(self.analysis, "analysis")
-        check_opt_str(self.text, "text")
-        check_opt_str(self.language, "language", empty=False)
-        check_opt_str(self.error, "error", empty=False)
-        if self.confidence is not None:
-            object.__setattr__(self, "confidence", check_float(self.confidence, "confidence", minimum=0.0, maximum=1.0))
-        results = ("recognized_by", "analysis", "text", "confidence", "language")
+        state = self.state
         if state != "recognized":
-            for name in results:
+            for name in _IMAGE_RESULTS:
                 if getattr(self, name) is not None:
-                    raise ValidationError("must be null unless the state is recognized", name, "state")
+                    raise ValidationError("must be absent unless state is recognized", name, "value")
         if state != "failed" and self.error is not None:
-            raise ValidationError("must be null unless the state is failed", "error", "state")
+            raise ValidationError("must be absent unless state is failed", "error", "value")
         if state == "failed" and self.error is None:
-            raise ValidationError("required when the state is failed", "error", "missing")
+            raise ValidationError("is required when state is failed", "error", "missing")
         if state == "recognized":
             if self.recognized_by is None:
-                raise ValidationError("required when the state is recognized", "recognized_by", "missing")
+                raise ValidationError("is required when state is recognized", "recognized_by", "missing")
             if self.mode != "auto" and self.recognized_by != self.mode:
                 raise ValidationError("must match the requested mode", "recognized_by", "value")
             if self.recognized_by == "ocr" and self.text is None:
-                raise ValidationError("required when recognized by ocr", "text", "missing")
+                raise ValidationError("is required when recognized_by is ocr", "text", "missing")
             if self.recognized_by == "vision" and (self.text is not None or self.confidence is not None):
                 name = "text" if self.text is not None else "confidence"
-                raise ValidationError("must be null when recognized by vision", name, "value")
+                raise ValidationError("must be absent when recognized_by is vision", name, "value")
 
     def with_vision(
         self, analysis: Optional[str] = None, *, language: Optional[str] = None, source: Optional[ImageSource] = None
@@ -323,16 +325,7 @@ class ImageRecord:
         >>> ImageRecord(id="i", source=ImageSource.from_path("a.png")).fail("unreadable").state
         'failed'
         """
-        return replace(
-            self,
-            state="failed",
-            error=error,
-            recognized_by=None,
-            analysis=None,
-            text=None,
-            confidence=None,
-            language=None,
-        )
+        return replace(self, state="failed", error=error, **_NO_RESULTS)
 
     def __repr__(self) -> str:
         extra = ""
@@ -371,35 +364,9 @@ class ImageRecord:
         ...         "data": {"source": {"type": "file", "path": "a.png"}, "state": "failed"}})
         ... except ValidationError as exc:
         ...     print(exc)
-        data.error: required when the state is failed
+        data.error: is required when state is failed
         """
         return _decode_as(cls, data)
-
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ImageRecord":
-        check_keys(
-            data,
-            frozenset(
-                {"source", "mode", "state", "recognized_by", "analysis", "text", "confidence", "language", "error"}
-            ),
-        )
-        raw_source = required(data, "source")
-        try:
-            source = ImageSource.from_dict(check_object(raw_source))
-        except ValidationError as err:
-            raise err.prefixed("source") from None
-        return cls(
-            id=record_id,
-            source=source,
-            mode=data.get("mode", "auto"),
-            state=data.get("state", "pending"),
-            recognized_by=data.get("recognized_by"),
-            analysis=data.get("analysis"),
-            text=data.get("text"),
-            confidence=data.get("confidence"),
-            language=data.get("language"),
-            error=data.get("error"),
-        )
 
 
 # --- file reference -------------------------------------------------------------------------
@@ -408,13 +375,13 @@ class ImageRecord:
 _CANONICAL_PATH = re.compile(r"/?(?!\.\.?(?:/|$))[^/\x00]+(?:/(?!\.\.?(?:/|$))[^/\x00]+)*")
 
 
-def _normalize_path(value: object) -> str:
+def _normalize_path(value: object, at: str) -> str:
     """Normalize a relative or absolute POSIX path, refusing one that climbs out with ``..``."""
-    path = check_nonempty(value, "path")
+    path = check_nonempty(value, at)
     if _CANONICAL_PATH.fullmatch(path):
         return path  # already normalized: the common case, one regex
     if "\x00" in path:
-        raise ValidationError("must not contain NUL characters", "path", "value")
+        raise ValidationError("must not contain NUL characters", at, "value")
     absolute = path.startswith("/")
     parts: list[str] = []
     for segment in path.split("/"):
@@ -422,15 +389,16 @@ def _normalize_path(value: object) -> str:
             continue
         if segment == "..":
             if not parts:
-                raise ValidationError("must not climb out of its root with '..'", "path", "escape")
+                raise ValidationError("must not climb out of its root with '..'", at, "value")
             parts.pop()
         else:
             parts.append(segment)
     if not parts:
-        raise ValidationError("must name a file, not the root directory", "path", "value")
+        raise ValidationError("must name a file, not the root directory", at, "value")
     return ("/" if absolute else "") + "/".join(parts)
 
 
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FileReference:
     """Point at a file (optionally lines ``start_line``..``end_line``, 1-indexed, inclusive).
@@ -453,36 +421,30 @@ class FileReference:
     TYPE: ClassVar[str] = "file_reference"
     VERSION: ClassVar[int] = 2
 
-    id: str = field(default_factory=new_record_id)
-    path: str
-    start_line: Optional[int] = None
-    end_line: Optional[int] = None
-    status: FileStatus = "pending"
-    content: Optional[str] = None
-    error: Optional[str] = None
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    path: str = field(metadata=wire("path", _normalize_path))
+    start_line: Optional[int] = field(default=None, metadata=wire("start_line", check_int, optional=True, minimum=1))
+    end_line: Optional[int] = field(default=None, metadata=wire("end_line", check_int, optional=True, minimum=1))
+    status: FileStatus = field(default="pending", metadata=wire("status", check_choice, _FILE_STATUSES, required=True))
+    content: Optional[str] = field(default=None, metadata=wire("content", check_str, optional=True))
+    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "FileReference"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        object.__setattr__(self, "path", _normalize_path(self.path))
-        if self.start_line is not None:
-            check_int(self.start_line, "start_line", minimum=1)
         if self.end_line is not None:
-            check_int(self.end_line, "end_line", minimum=1)
             if self.start_line is None:
-                raise ValidationError("required when end_line is given", "start_line", "missing")
+                raise ValidationError("is required when end_line is given", "start_line", "missing")
             if self.end_line < self.start_line:
                 raise ValidationError("must not be before start_line", "end_line", "value")
-        status = check_choice(self.status, "status", _FILE_STATUSES)
-        check_opt_str(self.content, "content")
-        check_opt_str(self.error, "error", empty=False)
+        status = self.status
         if status == "resolved" and self.content is None:
-            raise ValidationError("required when the status is resolved", "content", "missing")
+            raise ValidationError("is required when status is resolved", "content", "missing")
         if status != "resolved" and self.content is not None:
-            raise ValidationError("must be null unless the status is resolved", "content", "state")
+            raise ValidationError("must be absent unless status is resolved", "content", "value")
         if status == "failed" and self.error is None:
-            raise ValidationError("required when the status is failed", "error", "missing")
+            raise ValidationError("is required when status is failed", "error", "missing")
         if status != "failed" and self.error is not None:
-            raise ValidationError("must be null unless the status is failed", "error", "state")
+            raise ValidationError("must be absent unless status is failed", "error", "value")
 
     def resolve(self, content: str) -> "FileReference":
         """Return a resolved copy holding ``content`` (the referenced lines' text).
@@ -543,23 +505,25 @@ class FileReference:
         """
         return _decode_as(cls, data)
 
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "FileReference":
-        check_keys(data, frozenset({"path", "start_line", "end_line", "status", "content", "error"}))
-        return cls(
-            id=record_id,
-            path=required(data, "path"),
-            start_line=data.get("start_line"),
-            end_line=data.get("end_line"),
-            status=required(data, "status"),
-            content=data.get("content"),
-            error=data.get("error"),
-        )
-
 
 # --- tool request ---------------------------------------------------------------------------
 
 
+def _tool_call(value: object, path: str) -> ToolCall:
+    if not isinstance(value, ToolCall):
+        raise expected("a ToolCall", value, path)
+    return value
+
+
+def _call_from_dict(data: Mapping[str, Any], path: str) -> ToolCall:
+    """Read the tool call's own fields, which sit beside ``approval`` in the item."""
+    call_id = check_nonempty(required(data, "id"), "id")
+    name = check_str(required(data, "name"), "name")
+    arguments = freeze_json(check_object(required(data, "arguments"), "arguments"), "arguments")
+    return ToolCall(call_id, name, arguments)
+
+
+@wired(strict=True)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestedToolCall:
     """Pair a tool call the model asked for with its approval (pending, approved or denied).
@@ -567,15 +531,19 @@ class RequestedToolCall:
     >>> item = RequestedToolCall(call=ToolCall("c1", "read_file", {"path": "a.py"}))
     >>> item.approval, item.id, item.name
     ('pending', 'c1', 'read_file')
+
+    ``from_dict`` reads ``{"id", "name", "arguments", "approval"}``, every key required:
+
+    >>> try:
+    ...     RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    approval: is required
     """
 
-    call: ToolCall
-    approval: Approval = "pending"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.call, ToolCall):
-            raise ValidationError(f"expected a ToolCall, got {type(self.call).__name__}", "call", "type")
-        check_choice(self.approval, "approval", _APPROVALS)
+    call: ToolCall = field(metadata=wire(("id", "name", "arguments"), _tool_call, decode=_call_from_dict))
+    approval: Approval = field(default="pending", metadata=wire("approval", check_choice, _APPROVALS, required=True))
+    from_dict: ClassVar[Callable[[Mapping[str, Any]], "RequestedToolCall"]]
 
     @property
     def id(self) -> str:
@@ -600,25 +568,20 @@ class RequestedToolCall:
         data["approval"] = self.approval
         return data
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], /) -> "RequestedToolCall":
-        """Decode ``{"id", "name", "arguments", "approval"}``.
 
-        >>> try:
-        ...     RequestedToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).approval
-        ... except ValidationError as exc:
-        ...     print(exc)
-        approval: is required
-        """
-        check_object(data)
-        check_keys(data, frozenset({"id", "name", "arguments", "approval"}))
-        call_id = check_nonempty(required(data, "id"), "id")
-        name = check_str(required(data, "name"), "name")
-        arguments = freeze_json(check_object(required(data, "arguments"), "arguments"), "arguments")
-        approval = required(data, "approval")
-        return cls(call=ToolCall(call_id, name, arguments), approval=approval)
+def _requested_calls(value: object, path: str) -> tuple[RequestedToolCall, ...]:
+    calls = check_items(value, path, RequestedToolCall, "a RequestedToolCall")
+    if not calls:
+        raise ValidationError("must hold at least one tool call", path, "value")
+    seen: set[str] = set()
+    for index, item in enumerate(calls):
+        if item.call.id in seen:
+            raise ValidationError("tool call ids must be unique", f"{path}[{index}].id", "unique")
+        seen.add(item.call.id)
+    return calls
 
 
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolRequest:
     """Hold the tool calls one assistant turn asked for, each with its own approval.
@@ -633,20 +596,11 @@ class ToolRequest:
     TYPE: ClassVar[str] = "tool_request"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    calls: tuple[RequestedToolCall, ...]
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        calls = check_items(self.calls, "calls", RequestedToolCall, "a RequestedToolCall")
-        if not calls:
-            raise ValidationError("must hold at least one tool call", "calls", "value")
-        seen: set[str] = set()
-        for index, item in enumerate(calls):
-            if item.call.id in seen:
-                raise ValidationError("tool call ids must be unique", f"calls[{index}].id", "duplicate")
-            seen.add(item.call.id)
-        object.__setattr__(self, "calls", calls)
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    calls: tuple[RequestedToolCall, ...] = field(
+        metadata=wire("calls", _requested_calls, decode=each(RequestedToolCall.from_dict))
+    )
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ToolRequest"]]
 
     @classmethod
     def of(cls, calls: "tuple[ToolCall, ...] | list[ToolCall]", *, id: Optional[str] = None) -> "ToolRequest":
@@ -748,21 +702,11 @@ class ToolRequest:
         """
         return _decode_as(cls, data)
 
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ToolRequest":
-        check_keys(data, frozenset({"calls"}))
-        calls = []
-        for index, item in enumerate(check_array(required(data, "calls"), "calls")):
-            try:
-                calls.append(RequestedToolCall.from_dict(check_object(item)))
-            except ValidationError as err:
-                raise err.prefixed(index).prefixed("calls") from None
-        return cls(id=record_id, calls=tuple(calls))
-
 
 # --- tool result ----------------------------------------------------------------------------
 
 
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultRecord:
     """Hold the outcome of one tool call: structured output, or an error, and how it ran.
@@ -781,41 +725,30 @@ class ToolResultRecord:
     TYPE: ClassVar[str] = "tool_result"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    tool_call_id: str
-    status: ResultStatus
-    output: Any = None
-    error: Optional[str] = None
-    stack_trace: Optional[str] = None
-    recoverable: bool = False
-    duration_seconds: Optional[float] = None
-    finished_at: Optional[datetime] = None
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    tool_call_id: str = field(metadata=wire("tool_call_id", check_nonempty))
+    status: ResultStatus = field(metadata=wire("status", check_choice, _RESULT_STATUSES))
+    output: Any = field(default=None, metadata=wire("output", freeze_json))
+    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    stack_trace: Optional[str] = field(default=None, metadata=wire("stack_trace", check_str, optional=True))
+    recoverable: bool = field(default=False, metadata=wire("recoverable", check_bool))
+    duration_seconds: Optional[float] = field(
+        default=None, metadata=wire("duration_seconds", check_float, optional=True, minimum=0.0)
+    )
+    finished_at: Optional[datetime] = field(
+        default=None, metadata=wire("finished_at", check_timestamp, optional=True, decode=parse_timestamp)
+    )
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ToolResultRecord"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_nonempty(self.tool_call_id, "tool_call_id")
-        status = check_choice(self.status, "status", _RESULT_STATUSES)
-        try:
-            object.__setattr__(self, "output", freeze_json(self.output))
-        except ValidationError as err:
-            raise err.prefixed("output") from None
-        check_opt_str(self.error, "error", empty=False)
-        check_opt_str(self.stack_trace, "stack_trace")
-        check_bool(self.recoverable, "recoverable")
-        if self.duration_seconds is not None:
-            object.__setattr__(
-                self, "duration_seconds", check_float(self.duration_seconds, "duration_seconds", minimum=0.0)
-            )
-        if self.finished_at is not None:
-            object.__setattr__(self, "finished_at", check_timestamp(self.finished_at, "finished_at"))
-        if status == "error" and self.error is None:
-            raise ValidationError("required when the status is error", "error", "missing")
-        if status == "success":
+        if self.status == "error" and self.error is None:
+            raise ValidationError("is required when status is error", "error", "missing")
+        if self.status == "success":
             for name in ("error", "stack_trace"):
                 if getattr(self, name) is not None:
-                    raise ValidationError("must be null when the status is success", name, "state")
+                    raise ValidationError("must be absent when status is success", name, "value")
             if self.recoverable:
-                raise ValidationError("must be false when the status is success", "recoverable", "state")
+                raise ValidationError("must be false when status is success", "recoverable", "value")
 
     @classmethod
     def success(
@@ -908,39 +841,11 @@ class ToolResultRecord:
         """
         return _decode_as(cls, data)
 
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "ToolResultRecord":
-        check_keys(
-            data,
-            frozenset(
-                {
-                    "tool_call_id",
-                    "status",
-                    "output",
-                    "error",
-                    "stack_trace",
-                    "recoverable",
-                    "duration_seconds",
-                    "finished_at",
-                }
-            ),
-        )
-        return cls(
-            id=record_id,
-            tool_call_id=required(data, "tool_call_id"),
-            status=required(data, "status"),
-            output=data.get("output"),
-            error=data.get("error"),
-            stack_trace=data.get("stack_trace"),
-            recoverable=data.get("recoverable", False),
-            duration_seconds=data.get("duration_seconds"),
-            finished_at=_time_field(data, "finished_at"),
-        )
-
 
 # --- system control -------------------------------------------------------------------------
 
 
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SystemControl:
     """Record a mode change (``plan``/``act``) or a branch switch, for audit; never sent to a model.
@@ -957,15 +862,15 @@ class SystemControl:
     TYPE: ClassVar[str] = "system_control"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    kind: ControlKind
-    old: str
-    new: str
+    # old and new depend on kind: __post_init__ checks them.
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    kind: ControlKind = field(metadata=wire("kind", check_choice, _CONTROL_KINDS))
+    old: str = field(metadata=wire("old"))
+    new: str = field(metadata=wire("new"))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "SystemControl"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        kind = check_choice(self.kind, "kind", _CONTROL_KINDS)
-        if kind == "mode_change":
+        if self.kind == "mode_change":
             check_choice(self.old, "old", MODES)
             check_choice(self.new, "new", MODES)
         else:
@@ -1016,15 +921,34 @@ class SystemControl:
         """
         return _decode_as(cls, data)
 
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "SystemControl":
-        check_keys(data, frozenset({"kind", "old", "new"}))
-        return cls(id=record_id, kind=required(data, "kind"), old=required(data, "old"), new=required(data, "new"))
-
 
 # --- MCP resource ---------------------------------------------------------------------------
 
 
+def _uri(value: object, path: str) -> str:
+    uri = check_nonempty(value, path)
+    if not _URI.fullmatch(uri):
+        raise ValidationError("must be a URI with a scheme", path, "pattern")
+    return uri
+
+
+def _base64(value: object, path: str) -> str:
+    text = check_str(value, path)
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValidationError("must be base64", path, "pattern") from None
+    return text
+
+
+def _mime_type(value: object, path: str) -> str:
+    text = check_str(value, path)
+    if not _MIME.fullmatch(text):
+        raise ValidationError("must be a MIME type like text/plain", path, "pattern")
+    return text
+
+
+@_RECORD
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpResource:
     """Hold a resource from an MCP server: text, or base64 ``blob`` for binary content.
@@ -1043,50 +967,38 @@ class McpResource:
     TYPE: ClassVar[str] = "mcp_resource"
     VERSION: ClassVar[int] = 1
 
-    id: str = field(default_factory=new_record_id)
-    server: str
-    uri: str
-    status: ResourceStatus = "pending"
-    text: Optional[str] = None
-    blob: Optional[str] = None
-    mime_type: Optional[str] = None
-    retrieved_at: Optional[datetime] = None
-    error: Optional[str] = None
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    server: str = field(metadata=wire("server", check_nonempty))
+    uri: str = field(metadata=wire("uri", _uri))
+    status: ResourceStatus = field(
+        default="pending", metadata=wire("status", check_choice, _RESOURCE_STATUSES, required=True)
+    )
+    text: Optional[str] = field(default=None, metadata=wire("text", check_str, optional=True))
+    blob: Optional[str] = field(default=None, metadata=wire("blob", _base64, optional=True))
+    mime_type: Optional[str] = field(default=None, metadata=wire("mime_type", _mime_type, optional=True))
+    retrieved_at: Optional[datetime] = field(
+        default=None, metadata=wire("retrieved_at", check_timestamp, optional=True, decode=parse_timestamp)
+    )
+    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "McpResource"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_nonempty(self.server, "server")
-        uri = check_nonempty(self.uri, "uri")
-        if not _URI.fullmatch(uri):
-            raise ValidationError("must be a URI with a scheme", "uri", "pattern")
-        status = check_choice(self.status, "status", _RESOURCE_STATUSES)
-        check_opt_str(self.text, "text")
-        if self.blob is not None:
-            check_str(self.blob, "blob")
-            try:
-                base64.b64decode(self.blob, validate=True)
-            except (binascii.Error, ValueError):
-                raise ValidationError("must be base64", "blob", "pattern") from None
-        if self.mime_type is not None and not _MIME.fullmatch(check_str(self.mime_type, "mime_type")):
-            raise ValidationError("must be a MIME type like text/plain", "mime_type", "pattern")
-        check_opt_str(self.error, "error", empty=False)
-        if self.retrieved_at is not None:
-            object.__setattr__(self, "retrieved_at", check_timestamp(self.retrieved_at, "retrieved_at"))
+        status = self.status
         if status == "retrieved":
             if (self.text is None) == (self.blob is None):
                 raise ValidationError("exactly one of text and blob is required", "text", "value")
             if self.retrieved_at is None:
-                raise ValidationError("required when the status is retrieved", "retrieved_at", "missing")
+                raise ValidationError("is required when status is retrieved", "retrieved_at", "missing")
         else:
             for name in ("text", "blob"):
                 if getattr(self, name) is not None:
-                    raise ValidationError("must be null unless the status is retrieved", name, "state")
+                    raise ValidationError("must be absent unless status is retrieved", name, "value")
         if status == "failed" and self.error is None:
-            raise ValidationError("required when the status is failed", "error", "missing")
+            raise ValidationError("is required when status is failed", "error", "missing")
         if status != "failed" and self.error is not None:
-            raise ValidationError("must be null unless the status is failed", "error", "state")
+            raise ValidationError("must be absent unless status is failed", "error", "value")
         if status == "pending" and self.retrieved_at is not None:
-            raise ValidationError("must be null while the status is pending", "retrieved_at", "state")
+            raise ValidationError("must be absent when status is pending", "retrieved_at", "value")
 
     def retrieve(
         self,
@@ -1153,24 +1065,9 @@ class McpResource:
         ...         "data": {"server": "s", "uri": "file:///a", "status": "retrieved", "text": "x"}})
         ... except ValidationError as exc:
         ...     print(exc)
-        data.retrieved_at: required when the status is retrieved
+        data.retrieved_at: is required when status is retrieved
         """
         return _decode_as(cls, data)
-
-    @classmethod
-    def _from_data(cls, record_id: str, data: Mapping[str, Any]) -> "McpResource":
-        check_keys(data, frozenset({"server", "uri", "status", "text", "blob", "mime_type", "retrieved_at", "error"}))
-        return cls(
-            id=record_id,
-            server=required(data, "server"),
-            uri=required(data, "uri"),
-            status=required(data, "status"),
-            text=data.get("text"),
-            blob=data.get("blob"),
-            mime_type=data.get("mime_type"),
-            retrieved_at=_time_field(data, "retrieved_at"),
-            error=data.get("error"),
-        )
 
 
 # --- unknown --------------------------------------------------------------------------------
@@ -1290,7 +1187,7 @@ def _file_reference_v1(data: dict[str, Any]) -> dict[str, Any]:
     if resolved:
         upgraded["content"] = data.get("content")
     elif data.get("content") is not None:
-        raise ValidationError("must be null unless resolved", "content", "state")
+        raise ValidationError("must be absent unless resolved", "content", "value")
     return upgraded
 
 
@@ -1313,7 +1210,7 @@ def _decode_known(
     while version < cls.VERSION:
         step = _MIGRATIONS.get((cls.TYPE, version))
         if step is None:  # pragma: no cover - a gap in the table is a programming error
-            raise ValidationError("no migration from this version", "version", "version")
+            raise ValidationError("no migration from this version", "version", "value")
         try:
             data = step(data)
         except ValidationError as err:
@@ -1331,7 +1228,7 @@ def _decode_as(cls: type[_R], document: Mapping[str, Any]) -> _R:
     if record_type != cls.TYPE:
         raise ValidationError(f"expected type {cls.TYPE}", "type", "value")
     if version > cls.VERSION:
-        raise ValidationError(f"version must be at most {cls.VERSION}", "version", "version")
+        raise ValidationError(f"must be at most {cls.VERSION}", "version", "value")
     return cast(_R, _decode_known(cls, document, version, record_id))
 
 

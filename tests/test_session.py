@@ -158,37 +158,37 @@ def _started() -> SessionReducer:
 
 
 REFUSED = {
-    "chunk_never_started": (MessageChunk(id="m9", chunk="x"), "id", "unknown_id", "never started"),
-    "chunk_for_tool_message": (MessageChunk(id="t1", chunk="x"), "id", "kind", "chat message"),
+    "chunk_never_started": (MessageChunk(id="m9", chunk="x"), "id", "unknown", "never started"),
+    "chunk_for_tool_message": (MessageChunk(id="t1", chunk="x"), "id", "protocol", "chat message"),
     "update_unknown_id": (
-        ToolMessageUpdate(id="t9", patch={"content": "x"}), "id", "unknown_id", "never started"  # type: ignore[arg-type]
+        ToolMessageUpdate(id="t9", patch={"content": "x"}), "id", "unknown", "never started"  # type: ignore[arg-type]
     ),
     "update_chat_message": (
-        ToolMessageUpdate(id="m1", patch={"content": "x"}), "id", "kind", "tool message"  # type: ignore[arg-type]
+        ToolMessageUpdate(id="m1", patch={"content": "x"}), "id", "protocol", "tool message"  # type: ignore[arg-type]
     ),
     "update_after_completion": (
-        ToolMessageUpdate(id="t2", patch={"content": "x"}), "id", "completed", "already completed"  # type: ignore[arg-type]
+        ToolMessageUpdate(id="t2", patch={"content": "x"}), "id", "protocol", "already completed"  # type: ignore[arg-type]
     ),
     "complete_unknown_id": (
-        ToolMessageComplete(id="t9", status="completed", timestamp=T3), "id", "unknown_id", "never started"
+        ToolMessageComplete(id="t9", status="completed", timestamp=T3), "id", "unknown", "never started"
     ),
     "complete_twice": (
-        ToolMessageComplete(id="t2", status="error", timestamp=T3), "id", "completed", "already completed"
+        ToolMessageComplete(id="t2", status="error", timestamp=T3), "id", "protocol", "already completed"
     ),
-    "complete_chat_message": (ToolMessageComplete(id="m1", status="completed", timestamp=T3), "id", "kind", "tool"),
-    "start_duplicate_chat": (MessageStart(id="t1"), "id", "duplicate_id", "already started"),
-    "start_duplicate_tool": (_tool_start("m1"), "id", "duplicate_id", "already started"),
+    "complete_chat_message": (ToolMessageComplete(id="m1", status="completed", timestamp=T3), "id", "protocol", "tool"),
+    "start_duplicate_chat": (MessageStart(id="t1"), "id", "unique", "already started"),
+    "start_duplicate_tool": (_tool_start("m1"), "id", "unique", "already started"),
     "artifact_unknown_message": (
-        ToolArtifact(message_id="t9", artifact={"id": "a2"}), "messageId", "unknown_id", "never started"  # type: ignore[arg-type]
+        ToolArtifact(message_id="t9", artifact={"id": "a2"}), "messageId", "unknown", "never started"  # type: ignore[arg-type]
     ),
     "artifact_on_chat_message": (
-        ToolArtifact(message_id="m1", artifact={"id": "a2"}), "messageId", "kind", "tool message"  # type: ignore[arg-type]
+        ToolArtifact(message_id="m1", artifact={"id": "a2"}), "messageId", "protocol", "tool message"  # type: ignore[arg-type]
     ),
     "artifact_moved_to_other_message": (
-        ToolArtifact(message_id="t2", artifact={"id": "a1"}), "artifact.id", "conflict", "another message"  # type: ignore[arg-type]
+        ToolArtifact(message_id="t2", artifact={"id": "a1"}), "artifact.id", "unique", "another message"  # type: ignore[arg-type]
     ),
     "final_artifact_unknown": (
-        Completion.ok({}, final_artifact_id="a9"), "finalArtifactId", "unknown_id", "no artifact"
+        Completion.ok({}, final_artifact_id="a9"), "finalArtifactId", "unknown", "no artifact"
     ),
 }
 
@@ -208,13 +208,13 @@ def test_completion_twice_and_without_turn() -> None:
     session = SessionReducer(clock=_clock())
     with pytest.raises(ValidationError) as info:
         session.apply(Completion.ok({}))
-    assert info.value.code == "no_turn"
+    assert info.value.code == "protocol"
     session.apply(ChatRequest(message="Hi"))
     session.apply(Completion.failed("Sorry, no."))
     before = _state(session)
     with pytest.raises(ValidationError, match="already completed") as info:
         session.apply(Completion.ok({}))
-    assert info.value.code == "completed"
+    assert info.value.code == "protocol"
     assert _state(session) == before
     session.apply(ChatRequest(message="Again?"))  # a new turn may complete again
     session.apply(Completion.ok({}))
@@ -228,7 +228,7 @@ def test_progress_outside_range_is_refused_on_receive(value: Any) -> None:
     before = _state(session)
     with pytest.raises(ValidationError) as info:
         session.receive("progress", {"status": "running", "progress": value, "message": ""})
-    assert info.value.path == "progress" and info.value.code in ("range", "type", "missing")
+    assert info.value.path == "progress" and info.value.code in ("value", "type", "missing")
     assert _state(session) == before
 
 

@@ -28,7 +28,8 @@ Events are validated when built; the reducer checks each event against the state
 changes anything, so a refused event leaves the history as it was.
 """
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Union
 
 from .._checks import (
@@ -37,16 +38,14 @@ from .._checks import (
     check_choice,
     check_items,
     check_nonempty,
-    check_opt_str,
     check_str,
     expect_object,
     expected,
     missing,
     sized,
 )
-from .._frozen import check_json_object
-from .._fields import new, slot_setters
-from .._frozen import FrozenDict, thaw_json
+from .._fields import each, nested, wire, wired
+from .._frozen import FrozenDict, check_json_object, thaw_json
 from .._time import check_wire_timestamp
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
@@ -94,6 +93,19 @@ def _artifact(value: object, path: str) -> FrozenDict:
 # -- the client's request --------------------------------------------------------------------------
 
 
+def _bare_base64(value: object, path: str) -> object:
+    if type(value) is str and value.startswith("data:"):
+        raise ValidationError("must be bare base64: strip the 'data:<type>;base64,' prefix", path, "value")
+    return _present(value, path)
+
+
+def _present(value: object, path: str) -> object:
+    if value is None:
+        raise missing(path)
+    return value
+
+
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ImageAttachment:
     """An image the web client attaches to a chat request: bare base64 and its media type.
@@ -112,18 +124,11 @@ class ImageAttachment:
     media_type: must be one of image/png, image/jpeg, image/gif, image/webp
     """
 
-    data: str
-    media_type: str
+    data: str = field(metadata=wire("data", _bare_base64))
+    media_type: str = field(metadata=wire("media_type", _present))
+    from_dict: ClassVar[Callable[[Any], "ImageAttachment"]]
 
     def __post_init__(self) -> None:
-        if type(self.data) is str and self.data.startswith("data:"):
-            raise ValidationError(
-                "must be bare base64: strip the 'data:<type>;base64,' prefix", "data", "value"
-            )
-        if self.data is None:
-            raise missing("data")
-        if self.media_type is None:
-            raise missing("media_type")
         self.to_source()  # the core's rules: a supported media type and valid, non-empty base64
 
     def to_source(self) -> ImageSource:
@@ -138,16 +143,17 @@ class ImageAttachment:
         """Return the wire shape ``{"data", "media_type"}``."""
         return {"data": self.data, "media_type": self.media_type}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ImageAttachment":
-        """Parse the wire shape."""
-        data = expect_object(data)
-        return cls(data=data.get("data"), media_type=data.get("media_type"))
-
     def __repr__(self) -> str:
         return f"ImageAttachment(media_type={self.media_type}, data={sized(self.data)})"
 
 
+def _image(value: object, path: str) -> object:
+    if type(value) is not ImageAttachment:
+        raise expected("an ImageAttachment", value, path)
+    return value
+
+
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ChatRequest:
     """``chat:send``: the user's message, an optional conversation id, an optional image.
@@ -167,18 +173,18 @@ class ChatRequest:
 
     EVENT: ClassVar[str] = "chat:send"
 
-    message: str = ""
-    conversation_id: str | None = None
-    image: ImageAttachment | None = None
+    message: str = field(default="", metadata=wire("message", check_str))
+    conversation_id: str | None = field(
+        default=None, metadata=wire("conversation_id", check_nonempty, optional=True)
+    )
+    image: ImageAttachment | None = field(
+        default=None,
+        metadata=wire("image", _image, optional=True, decode=nested(ImageAttachment.from_dict)),
+    )
+    from_dict: ClassVar[Callable[[Any], "ChatRequest"]]
 
     def __post_init__(self) -> None:
-        message = check_str(self.message, "message")
-        check_opt_str(self.conversation_id, "conversation_id", empty=False)
-        if self.image is not None and type(self.image) is not ImageAttachment:
-            raise ValidationError(
-                f"expected an ImageAttachment, got {type(self.image).__name__}", "image", "type"
-            )
-        if self.image is None and not message.strip():
+        if self.image is None and not self.message.strip():
             raise ValidationError("must not be empty unless an image is attached", "message", "value")
 
     def to_message(self) -> ChatMessage:
@@ -208,24 +214,6 @@ class ChatRequest:
             out["image"] = self.image.to_dict()
         return out
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ChatRequest":
-        """Parse the wire payload; a missing or null ``message`` counts as empty."""
-        data = expect_object(data)
-        raw_image = data.get("image")
-        image = None
-        if raw_image is not None:
-            try:
-                image = ImageAttachment.from_dict(raw_image)
-            except ValidationError as exc:
-                raise exc.prefixed("image") from None
-        message = data.get("message")
-        return cls(
-            message="" if message is None else message,
-            conversation_id=data.get("conversation_id"),
-            image=image,
-        )
-
     def __repr__(self) -> str:
         out = f"ChatRequest(message={sized(self.message)}"
         if self.conversation_id is not None:
@@ -235,6 +223,7 @@ class ChatRequest:
         return out + ")"
 
 
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ChatInitRequest:
     """``chat:init`` from the client: join a session (a new one when ``sessionId`` is absent).
@@ -245,19 +234,12 @@ class ChatInitRequest:
 
     EVENT: ClassVar[str] = "chat:init"
 
-    session_id: str | None = None
-
-    def __post_init__(self) -> None:
-        check_opt_str(self.session_id, "sessionId", empty=False)
+    session_id: str | None = field(default=None, metadata=wire("sessionId", check_nonempty, optional=True))
+    from_dict: ClassVar[Callable[[Any], "ChatInitRequest"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         return {} if self.session_id is None else {"sessionId": self.session_id}
-
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ChatInitRequest":
-        """Parse the wire payload."""
-        return cls(session_id=expect_object(data).get("sessionId"))
 
     def __repr__(self) -> str:
         return f"ChatInitRequest(session_id={self.session_id!r})"
@@ -266,6 +248,7 @@ class ChatInitRequest:
 # -- the stored history: what chat:init returns ----------------------------------------------------
 
 
+@wired(tags=(("role", "user"),))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class UserEntry:
     """A user message in the session history: ``{"role", "content", "timestamp"}``.
@@ -274,28 +257,19 @@ class UserEntry:
     {'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}
     """
 
-    content: str
-    timestamp: str
-
-    def __post_init__(self) -> None:
-        check_str(self.content, "content")
-        check_wire_timestamp(self.timestamp, "timestamp")
+    content: str = field(metadata=wire("content", check_str))
+    timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    from_dict: ClassVar[Callable[[Any], "UserEntry"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape."""
         return {"role": "user", "content": self.content, "timestamp": self.timestamp}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "UserEntry":
-        """Parse the history shape."""
-        data = expect_object(data)
-        check_choice(data.get("role"), "role", ("user",))
-        return cls(content=data.get("content"), timestamp=data.get("timestamp"))
-
     def __repr__(self) -> str:
         return f"UserEntry(content={sized(self.content)})"
 
 
+@wired(tags=(("role", "assistant"), ("kind", "chat")))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ChatEntry:
     """An assistant chat message in the history: ``{"id", "role", "kind": "chat", "content", "timestamp"}``.
@@ -304,14 +278,10 @@ class ChatEntry:
     {'id': 'm1', 'role': 'assistant', 'kind': 'chat', 'content': 'Hello!', 'timestamp': '2024-05-01T12:00:01Z'}
     """
 
-    id: str
-    content: str
-    timestamp: str
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_str(self.content, "content")
-        check_wire_timestamp(self.timestamp, "timestamp")
+    id: str = field(metadata=wire("id", check_nonempty))
+    content: str = field(metadata=wire("content", check_str))
+    timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    from_dict: ClassVar[Callable[[Any], "ChatEntry"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape."""
@@ -323,18 +293,20 @@ class ChatEntry:
             "timestamp": self.timestamp,
         }
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ChatEntry":
-        """Parse the history shape."""
-        data = expect_object(data)
-        check_choice(data.get("role"), "role", ("assistant",))
-        check_choice(data.get("kind"), "kind", ("chat",))
-        return cls(id=data.get("id"), content=data.get("content"), timestamp=data.get("timestamp"))
-
     def __repr__(self) -> str:
         return f"ChatEntry(id={self.id!r}, content={sized(self.content)})"
 
 
+def _artifact_ids(value: object, path: str) -> tuple[str, ...]:
+    ids = tuple(check_array(value, path))
+    for i, artifact_id in enumerate(ids):
+        check_nonempty(artifact_id, f"{path}[{i}]")
+    if len(set(ids)) != len(ids):
+        raise ValidationError("must not repeat an artifact id", path, "unique")
+    return ids
+
+
+@wired(tags=(("role", "assistant"), ("kind", "tool")))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolEntry:
     """A tool message in the history: the start fields, patches applied, completion, artifacts.
@@ -350,36 +322,25 @@ class ToolEntry:
     ``artifactIds`` (omitted when empty) names the artifacts bound to it, in arrival order.
     """
 
-    id: str
-    status: str
-    tool_name: str
-    title: str
-    content: str
-    progress_text: str
-    timestamp: str
-    completed_at: str | None = None
-    artifact_ids: tuple[str, ...] = ()
+    id: str = field(metadata=wire("id", check_nonempty))
+    status: str = field(metadata=wire("status", check_choice, TOOL_STATUSES))
+    tool_name: str = field(metadata=wire("toolName", check_nonempty))
+    title: str = field(metadata=wire("title", check_str))
+    content: str = field(metadata=wire("content", check_str))
+    progress_text: str = field(metadata=wire("progressText", check_str))
+    timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    completed_at: str | None = field(
+        default=None, metadata=wire("completedAt", check_wire_timestamp, optional=True)
+    )
+    artifact_ids: tuple[str, ...] = field(default=(), metadata=wire("artifactIds", _artifact_ids))
+    from_dict: ClassVar[Callable[[Any], "ToolEntry"]]
 
     def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        status = check_choice(self.status, "status", TOOL_STATUSES)
-        check_nonempty(self.tool_name, "toolName")
-        check_str(self.title, "title")
-        check_str(self.content, "content")
-        check_str(self.progress_text, "progressText")
-        check_wire_timestamp(self.timestamp, "timestamp")
-        if status in _FINAL_STATUSES:
+        if self.status in _FINAL_STATUSES:
             if self.completed_at is None:
-                raise ValidationError(f"is required when status is '{status}'", "completedAt", "missing")
-            check_wire_timestamp(self.completed_at, "completedAt")
+                raise ValidationError(f"is required when status is {self.status}", "completedAt", "missing")
         elif self.completed_at is not None:
-            raise ValidationError(f"must be absent while status is '{status}'", "completedAt", "value")
-        ids = tuple(check_array(self.artifact_ids, "artifactIds"))
-        for i, artifact_id in enumerate(ids):
-            check_nonempty(artifact_id, f"artifactIds[{i}]")
-        if len(set(ids)) != len(ids):
-            raise ValidationError("must not repeat an artifact id", "artifactIds", "unique")
-        object.__setattr__(self, "artifact_ids", ids)
+            raise ValidationError("must be absent unless status is completed or error", "completedAt", "value")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape (``completedAt`` and empty ``artifactIds`` omitted)."""
@@ -399,25 +360,6 @@ class ToolEntry:
         if self.artifact_ids:
             out["artifactIds"] = list(self.artifact_ids)
         return out
-
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ToolEntry":
-        """Parse the history shape."""
-        data = expect_object(data)
-        check_choice(data.get("role"), "role", ("assistant",))
-        check_choice(data.get("kind"), "kind", ("tool",))
-        ids = data.get("artifactIds")
-        return cls(
-            id=data.get("id"),
-            status=data.get("status"),
-            tool_name=data.get("toolName"),
-            title=data.get("title"),
-            content=data.get("content"),
-            progress_text=data.get("progressText"),
-            timestamp=data.get("timestamp"),
-            completed_at=data.get("completedAt"),
-            artifact_ids=() if ids is None else check_array(ids, "artifactIds"),  # type: ignore[arg-type]
-        )
 
     def __repr__(self) -> str:
         return (
@@ -446,6 +388,15 @@ def _entry_from_dict(data: Any) -> HistoryEntry:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _entries(value: object, path: str) -> tuple[HistoryEntry, ...]:
+    return check_items(value, path, _ENTRY_TYPES, "a history entry")
+
+
+def _artifacts(value: object, path: str) -> tuple[FrozenDict, ...]:
+    return tuple(_artifact(item, f"{path}[{i}]") for i, item in enumerate(check_array(value, path)))
+
+
+@wired(tags=(("status", "success"),))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ChatInit:
     """``chat:init`` from the server: ``{"status": "success", "messages": [...], "artifacts": [...]}``.
@@ -459,13 +410,14 @@ class ChatInit:
 
     EVENT: ClassVar[str] = "chat:init"
 
-    messages: tuple[HistoryEntry, ...] = ()
-    artifacts: tuple[FrozenDict, ...] = ()
+    messages: tuple[HistoryEntry, ...] = field(
+        default=(), metadata=wire("messages", _entries, required=True, decode=each(_entry_from_dict))
+    )
+    artifacts: tuple[FrozenDict, ...] = field(default=(), metadata=wire("artifacts", _artifacts, required=True))
+    from_dict: ClassVar[Callable[[Any], "ChatInit"]]
 
     def __post_init__(self) -> None:
-        messages = check_items(self.messages, "messages", _ENTRY_TYPES, "a history entry")
-        raw = tuple(check_array(self.artifacts, "artifacts"))
-        artifacts = tuple(_artifact(item, f"artifacts[{i}]") for i, item in enumerate(raw))
+        messages, artifacts = self.messages, self.artifacts
         known: dict[str, int] = {}
         for i, artifact in enumerate(artifacts):
             if artifact["id"] in known:
@@ -474,7 +426,7 @@ class ChatInit:
         seen: set[str] = set()
         owned: set[str] = set()
         for i, entry in enumerate(messages):
-            if type(entry) is UserEntry:
+            if isinstance(entry, UserEntry):
                 continue
             if entry.id in seen:
                 raise ValidationError("message ids must be unique", f"messages[{i}].id", "unique")
@@ -483,15 +435,13 @@ class ChatInit:
                 for j, artifact_id in enumerate(entry.artifact_ids):
                     path = f"messages[{i}].artifactIds[{j}]"
                     if artifact_id not in known:
-                        raise ValidationError("names no artifact of the list", path, "unknown_id")
+                        raise ValidationError("names no artifact of the list", path, "unknown")
                     if artifact_id in owned:
                         raise ValidationError("artifact is bound to another message", path, "unique")
                     owned.add(artifact_id)
         if len(owned) != len(known):
             i = next(i for i, a in enumerate(artifacts) if a["id"] not in owned)
             raise ValidationError("artifact is bound to no message", f"artifacts[{i}]", "value")
-        object.__setattr__(self, "messages", messages)
-        object.__setattr__(self, "artifacts", artifacts)
 
     def history(self) -> list[dict[str, Any]]:
         """Return the messages as the protocol's history (plain dicts)."""
@@ -505,20 +455,6 @@ class ChatInit:
             "artifacts": [thaw_json(artifact) for artifact in self.artifacts],
         }
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ChatInit":
-        """Parse the wire payload."""
-        data = expect_object(data)
-        check_choice(data.get("status"), "status", ("success",))
-        raw = check_array(data.get("messages"), "messages")
-        messages = []
-        for i, item in enumerate(raw):
-            try:
-                messages.append(_entry_from_dict(item))
-            except ValidationError as exc:
-                raise exc.prefixed(i).prefixed("messages") from None
-        return cls(messages=tuple(messages), artifacts=check_array(data.get("artifacts"), "artifacts"))  # type: ignore[arg-type]
-
     def __repr__(self) -> str:
         return f"ChatInit(messages={len(self.messages)}, artifacts={len(self.artifacts)})"
 
@@ -526,6 +462,7 @@ class ChatInit:
 # -- the server's stream ---------------------------------------------------------------------------
 
 
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class MessageStart:
     """``message:start``: an assistant chat message begins (its text follows in chunks).
@@ -536,37 +473,20 @@ class MessageStart:
 
     EVENT: ClassVar[str] = "message:start"
 
-    id: str
-    content: str = ""
-    role: Literal["assistant"] = "assistant"
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_choice(self.role, "role", ("assistant",))
-        check_str(self.content, "content")
+    id: str = field(metadata=wire("id", check_nonempty))
+    role: Literal["assistant"] = field(default="assistant", metadata=wire("role", check_choice, ("assistant",), required=True))
+    content: str = field(default="", metadata=wire("content", check_str))
+    from_dict: ClassVar[Callable[[Any], "MessageStart"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         return {"id": self.id, "role": self.role, "content": self.content}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "MessageStart":
-        """Parse the wire payload; a missing or null ``content`` is the empty string."""
-        data = expect_object(data)
-        content = data.get("content")
-        obj = new(cls)
-        _ms_id(obj, check_nonempty(data.get("id"), "id"))
-        _ms_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
-        _ms_content(obj, "" if content is None else check_str(content, "content"))
-        return obj
-
     def __repr__(self) -> str:
         return f"MessageStart(id={self.id!r}, content={sized(self.content)})"
 
 
-_ms_id, _ms_content, _ms_role = slot_setters(MessageStart, "id", "content", "role")
-
-
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class MessageChunk:
     """``message:chunk``: text appended to a started chat message.
@@ -577,33 +497,19 @@ class MessageChunk:
 
     EVENT: ClassVar[str] = "message:chunk"
 
-    id: str
-    chunk: str
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_str(self.chunk, "chunk")
+    id: str = field(metadata=wire("id", check_nonempty))
+    chunk: str = field(metadata=wire("chunk", check_str))
+    from_dict: ClassVar[Callable[[Any], "MessageChunk"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         return {"id": self.id, "chunk": self.chunk}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "MessageChunk":
-        """Parse the wire payload."""
-        data = expect_object(data)
-        obj = new(cls)
-        _mc_id(obj, check_nonempty(data.get("id"), "id"))
-        _mc_chunk(obj, check_str(data.get("chunk"), "chunk"))
-        return obj
-
     def __repr__(self) -> str:
         return f"MessageChunk(id={self.id!r}, chunk={sized(self.chunk)})"
 
 
-_mc_id, _mc_chunk = slot_setters(MessageChunk, "id", "chunk")
-
-
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolMessageStart:
     """``tool:message:start``: a tool's visible message begins (``kind: tool``).
@@ -622,26 +528,17 @@ class ToolMessageStart:
 
     EVENT: ClassVar[str] = "tool:message:start"
 
-    id: str
-    tool_name: str
-    title: str
-    timestamp: str
-    status: str = "running"
-    content: str = ""
-    progress_text: str = ""
-    role: Literal["assistant"] = "assistant"
-    kind: Literal["tool"] = "tool"
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_choice(self.role, "role", ("assistant",))
-        check_choice(self.kind, "kind", ("tool",))
-        check_choice(self.status, "status", _OPEN_STATUSES)
-        check_nonempty(self.tool_name, "toolName")
-        check_str(self.title, "title")
-        check_str(self.content, "content")
-        check_str(self.progress_text, "progressText")
-        check_wire_timestamp(self.timestamp, "timestamp")
+    # On the wire every field is required, the ones with a default too.
+    id: str = field(metadata=wire("id", check_nonempty))
+    role: Literal["assistant"] = field(default="assistant", metadata=wire("role", check_choice, ("assistant",), required=True))
+    kind: Literal["tool"] = field(default="tool", metadata=wire("kind", check_choice, ("tool",), required=True))
+    status: str = field(default="running", metadata=wire("status", check_choice, _OPEN_STATUSES, required=True))
+    tool_name: str = field(metadata=wire("toolName", check_nonempty))
+    title: str = field(metadata=wire("title", check_str))
+    content: str = field(default="", metadata=wire("content", check_str, required=True))
+    progress_text: str = field(default="", metadata=wire("progressText", check_str, required=True))
+    timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    from_dict: ClassVar[Callable[[Any], "ToolMessageStart"]]
 
     def to_entry(self) -> ToolEntry:
         """Return the history entry this start creates."""
@@ -669,58 +566,34 @@ class ToolMessageStart:
             "timestamp": self.timestamp,
         }
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ToolMessageStart":
-        """Parse the wire payload (every field is required)."""
-        data = expect_object(data)
-        obj = new(cls)
-        _ts_id(obj, check_nonempty(data.get("id"), "id"))
-        _ts_role(obj, check_choice(data.get("role"), "role", ("assistant",)))
-        _ts_kind(obj, check_choice(data.get("kind"), "kind", ("tool",)))
-        _ts_status(obj, check_choice(data.get("status"), "status", _OPEN_STATUSES))
-        _ts_tool_name(obj, check_nonempty(data.get("toolName"), "toolName"))
-        _ts_title(obj, check_str(data.get("title"), "title"))
-        _ts_content(obj, check_str(data.get("content"), "content"))
-        _ts_progress_text(obj, check_str(data.get("progressText"), "progressText"))
-        _ts_timestamp(obj, check_wire_timestamp(data.get("timestamp"), "timestamp"))
-        return obj
-
     def __repr__(self) -> str:
         return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status})"
 
 
-(
-    _ts_id, _ts_role, _ts_kind, _ts_status, _ts_tool_name, _ts_title, _ts_content, _ts_progress_text, _ts_timestamp
-) = slot_setters(
-    ToolMessageStart, "id", "role", "kind", "status", "tool_name", "title", "content", "progress_text", "timestamp"
-)
-
-
-def _patch(value: object) -> FrozenDict:
+def _patch(value: object, path: str) -> FrozenDict:
     if not isinstance(value, dict):
-        raise missing("patch") if value is None else expected("an object", value, "patch")
+        raise missing(path) if value is None else expected("an object", value, path)
     if not value:
-        raise ValidationError("must change at least one field", "patch", "value")
+        raise ValidationError("must change at least one field", path, "value")
     out: dict[str, str] = {}
     for key, item in value.items():
         if key not in _PATCH_FIELDS:
             raise ValidationError(
                 "may change only " + ", ".join(_PATCH_FIELDS[:-1]) + " and " + _PATCH_FIELDS[-1],
-                "patch",
+                path,
                 "value",
             )
-        path = f"patch.{key}"
+        at = f"{path}.{key}"
         if key == "status":
             if item in _FINAL_STATUSES:
-                raise ValidationError(
-                    "cannot finish a tool message; send tool:message:complete", path, "value"
-                )
-            out[key] = check_choice(item, path, _OPEN_STATUSES)
+                raise ValidationError("cannot finish a tool message; send tool:message:complete", at, "value")
+            out[key] = check_choice(item, at, _OPEN_STATUSES)
         else:
-            out[key] = check_str(item, path)
+            out[key] = check_str(item, at)
     return FrozenDict(out)
 
 
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolMessageUpdate:
     """``tool:message:update``: a patch of a running tool message's fields.
@@ -739,33 +612,19 @@ class ToolMessageUpdate:
 
     EVENT: ClassVar[str] = "tool:message:update"
 
-    id: str
-    patch: FrozenDict
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        object.__setattr__(self, "patch", _patch(self.patch))
+    id: str = field(metadata=wire("id", check_nonempty))
+    patch: FrozenDict = field(metadata=wire("patch", _patch))
+    from_dict: ClassVar[Callable[[Any], "ToolMessageUpdate"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         return {"id": self.id, "patch": dict(self.patch)}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ToolMessageUpdate":
-        """Parse the wire payload."""
-        data = expect_object(data)
-        obj = new(cls)
-        _tu_id(obj, check_nonempty(data.get("id"), "id"))
-        _tu_patch(obj, _patch(data.get("patch")))
-        return obj
-
     def __repr__(self) -> str:
         return f"ToolMessageUpdate(id={self.id!r}, fields={sorted(self.patch)})"
 
 
-_tu_id, _tu_patch = slot_setters(ToolMessageUpdate, "id", "patch")
-
-
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolMessageComplete:
     """``tool:message:complete``: a tool message ends, ``completed`` or ``error``.
@@ -776,36 +635,20 @@ class ToolMessageComplete:
 
     EVENT: ClassVar[str] = "tool:message:complete"
 
-    id: str
-    status: str
-    timestamp: str
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.id, "id")
-        check_choice(self.status, "status", _FINAL_STATUSES)
-        check_wire_timestamp(self.timestamp, "timestamp")
+    id: str = field(metadata=wire("id", check_nonempty))
+    status: str = field(metadata=wire("status", check_choice, _FINAL_STATUSES))
+    timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    from_dict: ClassVar[Callable[[Any], "ToolMessageComplete"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         return {"id": self.id, "status": self.status, "timestamp": self.timestamp}
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ToolMessageComplete":
-        """Parse the wire payload."""
-        data = expect_object(data)
-        obj = new(cls)
-        _tc_id(obj, check_nonempty(data.get("id"), "id"))
-        _tc_status(obj, check_choice(data.get("status"), "status", _FINAL_STATUSES))
-        _tc_timestamp(obj, check_wire_timestamp(data.get("timestamp"), "timestamp"))
-        return obj
-
     def __repr__(self) -> str:
         return f"ToolMessageComplete(id={self.id!r}, status={self.status})"
 
 
-_tc_id, _tc_status, _tc_timestamp = slot_setters(ToolMessageComplete, "id", "status", "timestamp")
-
-
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolArtifact:
     """``tool:artifact``: the full artifact (a JSON object with an ``id``), bound to a tool message.
@@ -822,14 +665,10 @@ class ToolArtifact:
 
     EVENT: ClassVar[str] = "tool:artifact"
 
-    message_id: str
-    artifact: FrozenDict
-    show_in_canvas: bool = False
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.message_id, "messageId")
-        object.__setattr__(self, "artifact", _artifact(self.artifact, "artifact"))
-        check_bool(self.show_in_canvas, "showInCanvas")
+    message_id: str = field(metadata=wire("messageId", check_nonempty))
+    artifact: FrozenDict = field(metadata=wire("artifact", _artifact))
+    show_in_canvas: bool = field(default=False, metadata=wire("showInCanvas", check_bool))
+    from_dict: ClassVar[Callable[[Any], "ToolArtifact"]]
 
     @property
     def artifact_id(self) -> str:
@@ -845,17 +684,6 @@ class ToolArtifact:
             "showInCanvas": self.show_in_canvas,
         }
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "ToolArtifact":
-        """Parse the wire payload; a missing or null ``showInCanvas`` is false."""
-        data = expect_object(data)
-        show = data.get("showInCanvas")
-        return cls(
-            message_id=data.get("messageId"),
-            artifact=data.get("artifact"),
-            show_in_canvas=False if show is None else show,
-        )
-
     def __repr__(self) -> str:
         return (
             f"ToolArtifact(message_id={self.message_id!r}, artifact_id={self.artifact_id!r}, "
@@ -863,6 +691,15 @@ class ToolArtifact:
         )
 
 
+def _percent(value: object, path: str) -> int | float:
+    if type(value) is not int and type(value) is not float:
+        raise missing(path) if value is None else expected("a number", value, path)
+    if not 0 <= value <= 100:  # NaN fails this too
+        raise ValidationError("must be between 0 and 100", path, "value")
+    return value
+
+
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Progress:
     """``progress``: the task's overall status, a percentage (0-100) and a message.
@@ -878,20 +715,11 @@ class Progress:
 
     EVENT: ClassVar[str] = "progress"
 
-    status: str
-    progress: int | float
-    message: str = ""
-    artifact_id: str | None = None
-
-    def __post_init__(self) -> None:
-        check_nonempty(self.status, "status")
-        value = self.progress
-        if type(value) is not int and type(value) is not float:
-            raise missing("progress") if value is None else expected("a number", value, "progress")
-        if not 0 <= value <= 100:  # NaN fails this too
-            raise ValidationError("must be between 0 and 100", "progress", "range")
-        check_str(self.message, "message")
-        check_opt_str(self.artifact_id, "artifactId", empty=False)
+    status: str = field(metadata=wire("status", check_nonempty))
+    progress: int | float = field(metadata=wire("progress", _percent))
+    message: str = field(default="", metadata=wire("message", check_str))
+    artifact_id: str | None = field(default=None, metadata=wire("artifactId", check_nonempty, optional=True))
+    from_dict: ClassVar[Callable[[Any], "Progress"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload (``artifactId`` omitted when absent)."""
@@ -900,22 +728,11 @@ class Progress:
             out["artifactId"] = self.artifact_id
         return out
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "Progress":
-        """Parse the wire payload; a missing or null ``message`` is the empty string."""
-        data = expect_object(data)
-        message = data.get("message")
-        return cls(
-            status=data.get("status"),
-            progress=data.get("progress"),
-            message="" if message is None else message,
-            artifact_id=data.get("artifactId"),
-        )
-
     def __repr__(self) -> str:
         return f"Progress(status={self.status!r}, progress={self.progress})"
 
 
+@wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Completion:
     """``completion``: the turn ends, with a result (and final artifact) or an error.
@@ -933,15 +750,18 @@ class Completion:
 
     EVENT: ClassVar[str] = "completion"
 
-    success: bool
-    result: FrozenDict | None = None
-    final_artifact_id: str | None = None
-    error: str | None = None
+    # result, finalArtifactId and error depend on success: __post_init__ checks them.
+    success: bool = field(metadata=wire("success", check_bool))
+    result: FrozenDict | None = field(default=None, metadata=wire("result"))
+    final_artifact_id: str | None = field(default=None, metadata=wire("finalArtifactId"))
+    error: str | None = field(default=None, metadata=wire("error"))
+    from_dict: ClassVar[Callable[[Any], "Completion"]]
 
     def __post_init__(self) -> None:
-        if check_bool(self.success, "success"):
+        if self.success:
             object.__setattr__(self, "result", check_json_object(self.result, "result"))
-            check_opt_str(self.final_artifact_id, "finalArtifactId", empty=False)
+            if self.final_artifact_id is not None:
+                check_nonempty(self.final_artifact_id, "finalArtifactId")
             if self.error is not None:
                 raise ValidationError("must be absent when success is true", "error", "value")
         else:
@@ -972,17 +792,6 @@ class Completion:
             "finalArtifactId": self.final_artifact_id,
         }
 
-    @classmethod
-    def from_dict(cls, data: Any, /) -> "Completion":
-        """Parse the wire payload; on success a null ``finalArtifactId`` means none."""
-        data = expect_object(data)
-        return cls(
-            success=data.get("success"),
-            result=data.get("result"),
-            final_artifact_id=data.get("finalArtifactId"),
-            error=data.get("error"),
-        )
-
     def __repr__(self) -> str:
         if self.success:
             return f"Completion(success=True, final_artifact_id={self.final_artifact_id!r})"
@@ -1010,18 +819,7 @@ _BY_NAME: dict[str, type[Any]] = {
     cls.EVENT: cls for cls in _EVENT_TYPES if cls is not ChatInitRequest and cls is not ChatInit
 }
 
-EVENT_NAMES = (
-    "chat:send",
-    "chat:init",
-    "message:start",
-    "message:chunk",
-    "tool:message:start",
-    "tool:message:update",
-    "tool:message:complete",
-    "tool:artifact",
-    "progress",
-    "completion",
-)
+EVENT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(cls.EVENT for cls in _EVENT_TYPES))
 
 REMOVED_EVENTS = FrozenDict(
     {
@@ -1038,7 +836,7 @@ def encode(event: Event) -> tuple[str, dict[str, Any]]:
     ('progress', {'status': 'running', 'progress': 50, 'message': 'Half way'})
     """
     if type(event) not in _EVENT_TYPES:
-        raise ValidationError(f"expected an event, got {type(event).__name__}", "event", "type")
+        raise expected("an event", event, "event")
     return event.EVENT, event.to_dict()
 
 
@@ -1074,7 +872,7 @@ def decode(event_name: str, payload: Any) -> Event:
             )
         else:
             raise ValidationError(
-                "unknown event name; expected one of " + ", ".join(EVENT_NAMES), "event", "unknown_event"
+                "unknown event name; expected one of " + ", ".join(EVENT_NAMES), "event", "unknown"
             )
     return cls.from_dict(payload)
 

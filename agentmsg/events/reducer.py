@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
 
+from .._checks import expected
 from .._frozen import FrozenDict
 from .._time import check_wire_timestamp, now_wire_timestamp
 from ..errors import ValidationError
@@ -56,11 +57,12 @@ class SessionReducer:
     id: message:chunk for a message that was never started
 
     Rules (each refusal is a ``ValidationError`` with a stable code, and changes nothing): an
-    id starts once (``duplicate_id``); chunks, updates, completions and artifacts need a started
-    message (``unknown_id``) of the right kind (``kind``: chunks go to chat messages, the rest
+    id starts once (``unique``); chunks, updates, completions and artifacts need a started
+    message (``unknown``) of the right kind (``protocol``: chunks go to chat messages, the rest
     to tool messages); a tool message completes once and takes no update after
-    (``completed``); a ``completion`` needs an open turn (``no_turn``, ``completed`` when sent
-    twice) and a ``finalArtifactId`` that names a known artifact. ``clock`` stamps the user and
+    (``protocol``); a ``completion`` needs an open turn (``protocol``, also when sent twice), a
+    ``finalArtifactId`` that names a known artifact (``unknown``), and an artifact stays bound to
+    its first message (``unique``). ``clock`` stamps the user and
     chat messages, whose events carry no timestamp (default: UTC now). Thread-safe.
     """
 
@@ -80,7 +82,7 @@ class SessionReducer:
 
     def _load(self, init: ChatInit) -> None:
         if type(init) is not ChatInit:
-            raise ValidationError(f"expected a ChatInit, got {type(init).__name__}", "init", "type")
+            raise expected("a ChatInit", init, "init")
         self._entries = list(init.messages)
         self._index = {e.id: i for i, e in enumerate(init.messages) if type(e) is not UserEntry}  # type: ignore[union-attr]
         self._chunks = {}
@@ -163,7 +165,7 @@ class SessionReducer:
         """Apply one event; a refused event raises ``ValidationError`` and changes nothing."""
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise ValidationError(f"expected an event, got {type(event).__name__}", "event", "type")
+            raise expected("an event", event, "event")
         with self._lock:
             handler(self, event)
 
@@ -179,19 +181,19 @@ class SessionReducer:
     def _started(self, message_id: str, path: str, name: str) -> int:
         i = self._index.get(message_id)
         if i is None:
-            raise ValidationError(f"{name} for a message that was never started", path, "unknown_id")
+            raise ValidationError(f"{name} for a message that was never started", path, "unknown")
         return i
 
     def _tool(self, message_id: str, path: str, name: str) -> tuple[int, ToolEntry]:
         i = self._started(message_id, path, name)
         entry = self._entries[i]
         if type(entry) is not ToolEntry:
-            raise ValidationError(f"{name} needs a tool message, not a chat message", path, "kind")
+            raise ValidationError(f"{name} needs a tool message, not a chat message", path, "protocol")
         return i, entry
 
     def _new_id(self, message_id: str) -> None:
         if message_id in self._index:
-            raise ValidationError("a message with this id was already started", "id", "duplicate_id")
+            raise ValidationError("a message with this id was already started", "id", "unique")
 
     def _on_send(self, event: ChatRequest) -> None:
         entry = UserEntry(content=event.message, timestamp=self._stamp())
@@ -215,7 +217,7 @@ class SessionReducer:
         i = self._started(event.id, "id", "message:chunk")
         entry = self._entries[i]
         if type(entry) is not ChatEntry:
-            raise ValidationError("message:chunk needs a chat message, not a tool message", "id", "kind")
+            raise ValidationError("message:chunk needs a chat message, not a tool message", "id", "protocol")
         parts = self._chunks.get(event.id)
         if parts is None:  # a message loaded from chat:init
             self._chunks[event.id] = [entry.content, event.chunk]
@@ -231,7 +233,7 @@ class SessionReducer:
     def _on_tool_update(self, event: ToolMessageUpdate) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:update")
         if entry.status in _FINAL_STATUSES:
-            raise ValidationError("tool message is already completed; updates must come before", "id", "completed")
+            raise ValidationError("tool message is already completed; updates must come before", "id", "protocol")
         patch = event.patch
         new = replace(
             entry,
@@ -245,7 +247,7 @@ class SessionReducer:
     def _on_tool_complete(self, event: ToolMessageComplete) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:complete")
         if entry.status in _FINAL_STATUSES:
-            raise ValidationError("tool message was already completed", "id", "completed")
+            raise ValidationError("tool message was already completed", "id", "protocol")
         self._entries[i] = replace(entry, status=event.status, completed_at=event.timestamp)
 
     def _on_artifact(self, event: ToolArtifact) -> None:
@@ -253,7 +255,7 @@ class SessionReducer:
         artifact_id = event.artifact_id
         owner = self._owner.get(artifact_id)
         if owner is not None and owner != event.message_id:
-            raise ValidationError("artifact is already bound to another message", "artifact.id", "conflict")
+            raise ValidationError("artifact is already bound to another message", "artifact.id", "unique")
         if owner is None:
             new = replace(entry, artifact_ids=entry.artifact_ids + (artifact_id,))
             self._entries[i] = new
@@ -266,11 +268,11 @@ class SessionReducer:
     def _on_completion(self, event: Completion) -> None:
         if self._turn != "open":
             if self._turn == "completed":
-                raise ValidationError("the turn was already completed", "", "completed")
-            raise ValidationError("no turn is running (a turn starts with chat:send)", "", "no_turn")
+                raise ValidationError("the turn was already completed", "", "protocol")
+            raise ValidationError("no turn is running (a turn starts with chat:send)", "", "protocol")
         final = event.final_artifact_id
         if final is not None and final not in self._artifacts:
-            raise ValidationError("names no artifact of the session", "finalArtifactId", "unknown_id")
+            raise ValidationError("names no artifact of the session", "finalArtifactId", "unknown")
         self._turn = "completed"
         self._completion = event
 
