@@ -1,7 +1,7 @@
 """Benchmark the socket events, the session reducer and the message store against peers.
 
-Events: decode (wire payload -> validated event) and encode (event -> payload) of
-``tool:message:start`` and ``message:chunk``, against pydantic v2 and msgspec models with the same
+Events: decode (wire payload -> validated event), encode (event -> payload) and build (the
+constructor's checks) of ``tool:message:start`` and ``message:chunk``, against pydantic v2 and msgspec models with the same
 fields, camelCase aliases and rules. Reducer: ns per applied chunk. Store: ns per message for
 save_many and load of 100-message batches, against plain sqlite3 + json of the same rows (the
 floor: no validation, no types).
@@ -106,15 +106,21 @@ def peers_for_events() -> dict[str, dict[str, Callable[[], Any]]]:
 
 def bench_events() -> None:
     start, chunk = ev.decode("tool:message:start", START), ev.decode("message:chunk", CHUNK)
+    kwargs = {
+        "id": START["id"], "status": START["status"], "tool_name": START["toolName"], "title": START["title"],
+        "content": START["content"], "progress_text": START["progressText"], "timestamp": START["timestamp"],
+    }
     ours = {
         "decode tool:message:start": lambda: ev.decode("tool:message:start", START),
         "encode tool:message:start": lambda: ev.encode(start),
+        "build tool:message:start (checks)": lambda: ev.ToolMessageStart(**kwargs),
         "decode message:chunk": lambda: ev.decode("message:chunk", CHUNK),
         "encode message:chunk": lambda: ev.encode(chunk),
+        "build message:chunk (checks)": lambda: ev.MessageChunk(id="msg_1", chunk="the weather "),
     }
     peers = peers_for_events()
     rows = [
-        (name, ns_per_op(fn), {peer: ns_per_op(ops[name]) for peer, ops in peers.items()})
+        (name, ns_per_op(fn), {peer: ns_per_op(ops[name]) if name in ops else None for peer, ops in peers.items()})
         for name, fn in ours.items()
     ]
     table("socket events (per event)", rows, list(peers))
