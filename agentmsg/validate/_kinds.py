@@ -186,7 +186,7 @@ def check_event(doc: Any) -> object:
     try:
         return decode_event(name, data["payload"])
     except ValidationError as exc:
-        if exc.path == "event" and exc.code in ("type", "removed", "unknown_event"):
+        if exc.path == "event" and exc.code in ("type", "removed", "unknown"):
             raise  # the name is wrong, not the payload
         raise exc.prefixed("payload") from None
 
