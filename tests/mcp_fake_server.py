@@ -8,9 +8,17 @@ answers), ``server_requests`` (sends a notification and a ``ping`` before each r
 that the client answered the ping), ``old_version`` (claims protocol 1999-01-01), ``stale``
 (sends a reply with a wrong id before the right one), ``bad_blob`` (a blob that is not base64),
 ``no_contents`` (reads return no contents), ``bad_error`` (an error object without a code).
+Hostile modes (issue 17): ``no_read`` (initializes, then never reads its input again),
+``ping_flood`` (answers the next request only after 50,000 pings it never reads the answers to),
+``notify_flood`` (50,000 notifications before each reply), ``stderr_flood`` (a 20 MB stderr line
+without a newline at start), ``huge_reply`` (a 2 MB reply line), ``grandchild`` (starts a
+child that inherits its pipes and outlives it; its pid goes to stderr).
+Tools: ``tools_pages`` (tools/list in two pages, names that need the canonical mapping, and
+a tools/list_changed notification before the second page's reply).
 """
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,11 +49,22 @@ def main() -> None:
     if MODE == "exit_at_start":
         sys.stderr.write("fake server: refusing to start\n")
         sys.exit(2)
+    if MODE == "stderr_flood":
+        chunk = "x" * (1 << 20)
+        for _ in range(20):
+            sys.stderr.write(chunk)
+        sys.stderr.write("\nafter the flood\n")
+        sys.stderr.flush()
+    if MODE == "grandchild":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        sys.stderr.write(f"grandchild {child.pid}\n")
+        sys.stderr.flush()
+    flooded = False
     for line in sys.stdin:
         message = json.loads(line)
         method = message.get("method")
-        if "id" not in message:
-            continue  # notifications (initialized) need no answer
+        if "id" not in message or "method" not in message:
+            continue  # notifications (initialized) and replies (pongs) need no answer
         if method == "initialize":
             if MODE == "hang_init":
                 time.sleep(3600)
@@ -61,8 +80,37 @@ def main() -> None:
         if MODE == "exit":
             sys.stderr.write("fake server: crashed on purpose\n")
             sys.exit(3)
-        if MODE == "hang":
+        if MODE == "hang" or MODE == "no_read":
             time.sleep(3600)
+        if MODE == "ping_flood" and not flooded:
+            flooded = True
+            for i in range(50_000):
+                send({"jsonrpc": "2.0", "id": f"ping-{i}", "method": "ping"})
+        if MODE == "notify_flood":
+            note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "n" * 40}})
+            sys.stdout.write((note + "\n") * 50_000)
+        if MODE == "huge_reply":
+            reply(message, {"resources": [], "padding": "p" * (2 << 20)})
+            continue
+        if method == "tools/list":
+            params = message.get("params") or {}
+            if "cursor" not in params:
+                reply(message, {"tools": [
+                    {"name": "list-recipes", "description": "List the recipes.", "inputSchema": {"type": "object"},
+                     "annotations": {"readOnlyHint": True}},
+                ], "nextCursor": "page-2"})
+            else:
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                reply(message, {"tools": [
+                    {"name": "db.query", "title": "Query the database", "inputSchema": {
+                        "type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]}},
+                ]})
+            continue
+        if method == "tools/call":
+            params = message["params"]
+            reply(message, {"content": [{"type": "text", "text": f"called {params['name']}"},
+                                        {"type": "text", "text": json.dumps(params["arguments"], sort_keys=True)}]})
+            continue
         if MODE == "server_requests":
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
             send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})

@@ -1,47 +1,94 @@
-"""MCP resources: a stdlib client over stdio and a freshness-limited cache that fills records.
+"""MCP: a stdlib client (stdio and Streamable HTTP) for tools and resources, and a resource cache.
 
 >>> cache = ResourceCache({}, max_age=3600, max_age_by_mime={"image/*": 60})
 >>> cache.max_age_for("file:///logo.png", "image/png"), cache.max_age_for("file:///a.md", "text/markdown")
 (60.0, 3600.0)
+>>> McpToolResult.from_dict({"content": [{"type": "text", "text": "3 recipes"}], "isError": False}).text
+'3 recipes'
 
-Theory of operation. ``McpClient`` starts the server command as a child process and speaks
-JSON-RPC 2.0 to it over the MCP stdio transport: one JSON message per line, UTF-8, no embedded
-newlines. A reader thread turns the child's stdout into a queue of lines (and an end-of-file
-mark), so every wait is bounded by a timeout even when the server hangs; a second thread drains
-stderr into a short tail kept for diagnostics. Requests are serialized by a lock, answered in
-order; replies to requests that already timed out are recognised by id and dropped. The server may
-send its own requests (``ping`` is answered, others refused with "method not found") and
-notifications (ignored). ``ResourceCache`` sits in front of one or more clients and turns pending
-``McpResource`` records into retrieved or failed ones; it is the only other place (with the
-client) that talks to MCP servers.
+Theory of operation. ``McpClient`` speaks JSON-RPC 2.0 through a *transport*: an object with
+``open(deliver, lost)``, ``send(message, deadline)`` and ``close()``. Two ship here.
+``StdioTransport`` starts the server command in a process group of its own and exchanges one
+JSON message per line over its stdin and stdout; a reader thread hands each message to the
+client as it arrives, a writer thread drains a short outbox into stdin (so a server that stops
+reading can block only that thread, never a caller), and a third thread keeps a short tail of
+stderr. ``HttpTransport`` is the Streamable HTTP transport of remote servers: each message is a
+POST (``http.client``), answered by ``202 Accepted``, by one JSON body, or by a stream of
+server-sent events that carries the server's requests and notifications and then the reply; the
+``Mcp-Session-Id`` the server hands out at ``initialize`` goes with every later request.
+
+The client keeps one table of requests waiting for their reply, keyed by id: a reply fills its
+entry and wakes the caller, a reply nobody waits for any more is dropped, so concurrent requests
+share one connection and every wait is bounded by its deadline. Nothing grows with what the
+server sends: messages are dispatched as they arrive (``ping`` answered, ``notifications/progress``
+routed to the waiting call's callback, ``notifications/tools/list_changed`` marks the tool list
+stale, other requests refused with "method not found"), one message may not pass
+``max_message_bytes``, stderr lines are cut to 500 characters and only the last 50 are kept, and
+at most 256 messages wait for a server that stopped reading before the connection counts as
+broken. ``close()`` (also run when a client is garbage-collected or the interpreter exits)
+closes the server's input, gives it two seconds, then sends SIGTERM and SIGKILL to its whole
+process group, so a ``sh -c``/``npx``/``uv run`` wrapper cannot leave its children behind; it
+never waits on a pipe a straggler still holds. ``ResourceCache`` sits in front of one or more
+clients and turns pending ``McpResource`` records into retrieved or failed ones.
 """
 
+from __future__ import annotations
+
 import collections
+import http.client
 import json
 import logging
+import os
 import queue
+import signal
+import socket
 import subprocess
 import threading
 import time
+import urllib.parse
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import IO, Any, Optional, Union
+from typing import IO, TYPE_CHECKING, Any, Protocol, Union
 
-from ..errors import ProcessingError
 from .._checks import type_name
+from .._frozen import FrozenDict, freeze_json, thaw_json
+from ..content import ImagePart, ImageSource, TextPart
+from ..errors import ProcessingError, ValidationError
+from ..messages import ChatMessage
 from ..records import McpResource
+from ..tools import ToolDefinition, ToolResult, to_canonical_name, to_wire_name
 
-__all__ = ["PROTOCOL_VERSION", "McpError", "McpClient", "McpResourceInfo", "ResourceCache"]
+if TYPE_CHECKING:
+    from .execution import Tool
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "McpError",
+    "McpClient",
+    "McpResourceInfo",
+    "McpToolResult",
+    "Transport",
+    "StdioTransport",
+    "HttpTransport",
+    "ResourceCache",
+]
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "2025-11-25"
 _ACCEPTED_VERSIONS = frozenset({"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"})
-_MAX_LINE = 64 * 1024 * 1024
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 _MAX_PAGES = 1000
+_OUTBOX = 256
 _STDERR_TAIL = 50
-_EOF = object()
+_STDERR_LINE = 500
+_GRACE = 2.0
+
+Deliver = Callable[[Union[dict[str, Any], "McpError"]], None]
+Lost = Callable[["McpError"], None]
+ProgressCallback = Callable[[float, Union[float, None], Union[str, None]], None]
 
 
 class McpError(ProcessingError):
@@ -51,8 +98,10 @@ class McpError(ProcessingError):
     >>> err.code, err.rpc_code, str(err)
     ('server', -32002, 'server error -32002: Resource not found')
 
-    Codes: ``start`` (the command could not be started), ``closed`` (the server exited or closed
-    its output), ``timeout`` (no reply in time), ``protocol`` (a malformed or unexpected reply),
+    Codes: ``start`` (the command could not be started), ``closed`` (the server exited, closed
+    its output, ended the HTTP session, or could not be reached), ``timeout`` (no reply in time,
+    or a server that stopped reading its input), ``protocol`` (a malformed, unexpected or
+    oversized message), ``http`` (the HTTP endpoint answered with an error status),
     ``server`` (the server answered with a JSON-RPC error; ``rpc_code`` and ``data`` keep it).
     ``stderr`` holds the last lines the server wrote to its standard error, for diagnostics.
     """
@@ -61,7 +110,7 @@ class McpError(ProcessingError):
         self,
         message: str,
         code: str = "protocol",
-        rpc_code: Optional[int] = None,
+        rpc_code: int | None = None,
         data: Any = None,
         stderr: str = "",
     ) -> None:
@@ -84,62 +133,773 @@ class McpResourceInfo:
 
     uri: str
     name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    mime_type: Optional[str] = None
-    size: Optional[int] = None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
 
     def __repr__(self) -> str:
         return f"McpResourceInfo(uri={self.uri!r}, name={self.name!r}, mime_type={self.mime_type!r})"
 
 
-class McpClient:
-    """Talk to one MCP server over stdio: start it, initialize, list and read resources.
+# --- JSON-RPC lines ----------------------------------------------------------------------------
 
-    >>> client = McpClient(["python", "server.py"], name="docs", timeout=5)
-    >>> client
-    McpClient(name='docs', running=False)
 
-    Use it as a context manager (``with McpClient(cmd) as client:``) or call ``start()`` and
-    ``close()``. ``timeout`` (seconds) bounds every wait for a reply, so a hung server raises
-    ``McpError(code="timeout")`` instead of blocking. All failures raise ``McpError``.
-    Thread-safe: concurrent requests are sent one at a time.
+def _encode(message: Mapping[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def _parse_message(data: bytes) -> dict[str, Any] | McpError:
+    """Return the JSON-RPC message in ``data``, or the ``McpError`` that says why it is not one."""
+    try:
+        message = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return McpError("sent a line that is not a JSON-RPC message (invalid JSON)", "protocol")
+    return _check_message(message)
+
+
+def _check_message(message: object) -> dict[str, Any] | McpError:
+    if not isinstance(message, dict):
+        return McpError(f"sent a malformed message: expected a JSON object, got {type_name(message)}", "protocol")
+    if message.get("jsonrpc") != "2.0":
+        return McpError('sent a message whose "jsonrpc" is not "2.0"', "protocol")
+    if "method" not in message and "id" not in message:
+        return McpError("sent a reply without an id", "protocol")
+    return message
+
+
+def _result(reply: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """Return the ``result`` object of a reply, or raise the ``McpError`` it stands for."""
+    if "error" in reply:
+        error = reply["error"]
+        if not isinstance(error, dict) or type(error.get("code")) is not int:
+            raise McpError(f"malformed error reply to {method}", "protocol")
+        text = error.get("message")
+        text = text[:200] if isinstance(text, str) else ""
+        raise McpError(
+            f"{method} failed with error {error['code']}: {text}", "server", rpc_code=error["code"], data=error.get("data")
+        )
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise McpError(f"malformed reply to {method}: result must be an object, got {type_name(result)}", "protocol")
+    return result
+
+
+# --- transports --------------------------------------------------------------------------------
+
+
+class Transport(Protocol):
+    """What ``McpClient`` needs from a transport (``StdioTransport`` and ``HttpTransport`` are two).
+
+    ``open`` connects and arranges for every message the server sends to reach ``deliver`` (a
+    dict, or an ``McpError`` for one unreadable message) and for the end of the connection to
+    reach ``lost`` once. ``send`` hands one message over, waiting at most until ``deadline``
+    (``time.monotonic()`` seconds) and raising ``McpError`` when it cannot. ``close`` ends the
+    connection without blocking on the server. ``describe`` names the server in errors.
+    """
+
+    def open(self, deliver: Deliver, lost: Lost) -> None: ...
+
+    def send(self, message: dict[str, Any], deadline: float) -> None: ...
+
+    def close(self, grace: float = _GRACE) -> None: ...
+
+    def describe(self) -> str: ...
+
+    @property
+    def stderr_tail(self) -> str: ...
+
+    def negotiated(self, protocol_version: str) -> None: ...
+
+
+_CLOSE = b""
+
+
+class StdioTransport:
+    """Run an MCP server as a child process and talk to it over its stdin and stdout.
+
+    >>> StdioTransport(["python", "server.py"]).describe()
+    'server.py'
+
+    The child runs in a process group of its own (POSIX), which ``close`` ends as a whole.
+    ``max_message_bytes`` bounds one message (a longer one breaks the connection with a
+    ``protocol`` error).
     """
 
     def __init__(
         self,
         command: Sequence[str],
         *,
-        name: Optional[str] = None,
-        timeout: float = 30.0,
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[str] = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         if isinstance(command, str) or not command or not all(isinstance(a, str) for a in command):
             raise TypeError("command must be a non-empty sequence of strings, e.g. [sys.executable, 'server.py']")
-        if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
-            raise TypeError("timeout must be a positive number of seconds")
         self.command = tuple(command)
-        self.name = name if name else command[0].rsplit("/", 1)[-1]
-        self.timeout = float(timeout)
+        self.max_message_bytes = _positive_int(max_message_bytes, "max_message_bytes")
+        self.process: subprocess.Popen[bytes] | None = None
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
-        self._proc: Optional["subprocess.Popen[bytes]"] = None
-        self._lines: "queue.Queue[object]" = queue.Queue()
-        self._stderr: "collections.deque[str]" = collections.deque(maxlen=_STDERR_TAIL)
-        self._lock = threading.Lock()
-        self._next_id = 1
-        self._dead: Optional[str] = None
-        self._hung = False
-        self.server_info: Mapping[str, Any] = {}
-        self.capabilities: Mapping[str, Any] = {}
-        self.protocol_version: Optional[str] = None
+        self._outbox: queue.Queue[bytes] = queue.Queue(_OUTBOX)
+        self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
+        self._stderr_done = threading.Event()
+        self._broken: McpError | None = None
+        self._closed = False
+        self.stuck = False  # set by the client when a reply did not come: close gives no grace
+
+    def describe(self) -> str:
+        """Return a short name for the server: its script or program name."""
+        tail = self.command[-1] if len(self.command) > 1 and not self.command[-1].startswith("-") else self.command[0]
+        return tail.replace("\\", "/").rsplit("/", 1)[-1]
+
+    @property
+    def stderr_tail(self) -> str:
+        """Return the last lines the server wrote to its standard error."""
+        return "".join(self._stderr)
+
+    def negotiated(self, protocol_version: str) -> None:
+        """Nothing to do over stdio."""
+
+    def open(self, deliver: Deliver, lost: Lost) -> None:
+        """Start the server and the threads that read and write its pipes."""
+        if self.process is not None:
+            raise RuntimeError("this transport was already opened")
+        try:
+            self.process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env,
+                cwd=self._cwd,
+                start_new_session=os.name == "posix",
+            )
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise McpError(f"could not start the server: {reason}", "start") from None
+        proc = self.process
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # the threads hold the transport and the callbacks, never the client
+        for target, args in (
+            (self._read, (proc.stdout, deliver, lost)),
+            (self._read_stderr, (proc.stderr,)),
+            (self._write, (proc.stdin, lost)),
+        ):
+            threading.Thread(target=target, args=args, name="agentmsg-mcp", daemon=True).start()
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Queue one message for the writer thread (never blocks)."""
+        if self._broken is not None:
+            raise self._broken
+        data = _encode(message)
+        if len(data) > self.max_message_bytes:
+            raise McpError(f"a message to send is longer than {self.max_message_bytes} bytes", "protocol")
+        try:
+            self._outbox.put_nowait(data + b"\n")
+        except queue.Full:
+            self.stuck = True
+            raise McpError(f"the server stopped reading its input ({_OUTBOX} messages wait to be sent)", "timeout") from None
+
+    def _write(self, stream: IO[bytes], lost: Lost) -> None:
+        try:
+            while True:
+                data = self._outbox.get()
+                if data is _CLOSE:
+                    break
+                stream.write(data)
+                stream.flush()
+        except (OSError, ValueError):
+            self._broken = McpError(f"{self._exit_note()} (could not send)", "closed")
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _read(self, stream: IO[bytes], deliver: Deliver, lost: Lost) -> None:
+        limit = self.max_message_bytes
+        error: McpError | None = None
+        try:
+            while True:
+                line = stream.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    error = McpError(f"sent a message longer than {limit} bytes", "protocol")
+                    break
+                if line.strip():
+                    deliver(_parse_message(line))
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if error is None:
+            self._stderr_done.wait(1.0)  # the tail is complete before an error quotes it
+            error = McpError(self._exit_note(), "closed")
+        if self._broken is None:
+            self._broken = error
+        lost(error)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        try:
+            cut = False
+            while True:
+                raw = stream.readline(_STDERR_LINE)
+                if not raw:
+                    break
+                if not cut:
+                    text = raw.decode("utf-8", "replace")
+                    if not raw.endswith(b"\n"):
+                        text += " [line cut]\n"
+                    self._stderr.append(text)
+                cut = not raw.endswith(b"\n")  # the rest of an over-long line is skipped
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._stderr_done.set()
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _exit_note(self) -> str:
+        if self._closed:
+            return "closed by the client"
+        proc = self.process
+        if proc is None:
+            return "not started"
+        try:
+            status = proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return "closed its output"
+        return f"exited with status {status}"
+
+    def close(self, grace: float = _GRACE) -> None:
+        """Stop the server: close its input, wait ``grace`` seconds, then SIGTERM and SIGKILL its group.
+
+        As the MCP stdio transport asks. A server that stopped answering gets no grace period.
+        Never blocks on the pipes: a straggler that escaped the process group keeps only
+        daemon threads waiting.
+        """
+        proc = self.process
+        if proc is None or self._closed:
+            self._closed = True
+            return
+        self._closed = True
+        if self._broken is None:
+            self._broken = McpError("closed by the client", "closed")
+        try:
+            self._outbox.put_nowait(_CLOSE)  # the writer closes stdin once what is queued is sent
+        except queue.Full:
+            pass
+        waits = (0.05 if self.stuck else grace, 2.0, 2.0)
+        for stop, wait in zip((None, signal.SIGTERM, _SIGKILL), waits):
+            if stop is not None:
+                self._signal(stop)
+            try:
+                proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._end_group()
+
+    def _signal(self, sig: int) -> None:
+        proc = self.process
+        assert proc is not None
+        try:
+            if os.name == "posix":
+                os.killpg(proc.pid, sig)
+            elif sig == signal.SIGTERM:
+                proc.terminate()
+            else:
+                proc.kill()
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+    def _end_group(self) -> None:
+        """End what the server left in its process group (children that hold its pipes)."""
+        proc = self.process
+        if proc is None or os.name != "posix":
+            return
+        for sig in (signal.SIGTERM, _SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError, OSError):
+                return
+            deadline = time.monotonic() + _GRACE
+            while time.monotonic() < deadline:
+                try:
+                    os.killpg(proc.pid, 0)
+                except (ProcessLookupError, PermissionError, OSError):
+                    return
+                time.sleep(0.02)
+
+
+_SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)
+
+
+class HttpTransport:
+    """Talk to a remote MCP server over Streamable HTTP (``http.client``; ``https`` too).
+
+    >>> HttpTransport("http://127.0.0.1:8000/mcp").describe()
+    '127.0.0.1:8000'
+
+    Each message is one POST; the reply comes as JSON or as server-sent events. ``headers``
+    (an ``Authorization`` header, say) go with every request. The server's session id is kept
+    and sent back; ``close`` ends the session with a DELETE. Server messages that are not tied
+    to a request (the optional GET stream) are not listened for.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+    ) -> None:
+        parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise TypeError("url must be an http:// or https:// URL, e.g. 'http://127.0.0.1:8000/mcp'")
+        self.url = url
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._headers = dict(headers or {})
+        self.max_message_bytes = _positive_int(max_message_bytes, "max_message_bytes")
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self._deliver: Deliver | None = None
+        self._closed = False
+        self.stuck = False
+
+    def describe(self) -> str:
+        """Return the server's host and port."""
+        return f"{self._host}:{self._port}" if self._port else str(self._host)
+
+    @property
+    def stderr_tail(self) -> str:
+        """Return '' (a remote server's stderr is not ours to read)."""
+        return ""
+
+    def negotiated(self, protocol_version: str) -> None:
+        """Send ``MCP-Protocol-Version`` with every request from now on."""
+        self.protocol_version = protocol_version
+
+    def open(self, deliver: Deliver, lost: Lost) -> None:
+        """Keep the callback; the connection opens per request."""
+        self._deliver = deliver
+
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
+        if self._https:
+            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout)
+        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+
+    def _request_headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        headers.update(self._headers)
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        return headers
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """POST one message and deliver what the server answers, all before ``deadline``."""
+        if self._closed:
+            raise McpError("closed by the client", "closed")
+        deliver = self._deliver
+        if deliver is None:
+            raise RuntimeError("call open() first")
+        body = _encode(message)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise McpError("no time left to send", "timeout")
+        conn = self._connection(remaining)
+        response: http.client.HTTPResponse | None = None
+        try:
+            conn.request("POST", self._target, body, self._request_headers())
+            sock = conn.sock
+            response = conn.getresponse()
+            session = response.getheader("Mcp-Session-Id")
+            if session and self.session_id is None:
+                self.session_id = session[:200]
+            status = response.status
+            if status == 202 or (200 <= status < 300 and ("id" not in message or "method" not in message)):
+                return  # a notification or a reply: nothing more to read (the connection closes)
+            if status == 404 and self.session_id is not None:
+                raise McpError("the server ended the session (HTTP 404)", "closed")
+            if status >= 300:
+                raise McpError(f"answered HTTP {status} {str(response.reason)[:80]}", "http")
+            kind = (response.getheader("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if kind == "text/event-stream":
+                self._read_events(response, sock, deadline, deliver, message.get("id"))
+            elif kind == "application/json":
+                data = self._read_body(response, sock, deadline)
+                self._deliver_json(data, deliver)
+            else:
+                raise McpError(f"answered with content type {kind[:60]!r}, not JSON or an event stream", "protocol")
+        except (socket.timeout, TimeoutError):
+            self.stuck = True
+            raise McpError("no complete answer in time", "timeout") from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise McpError(f"could not be reached ({type(exc).__name__})", "closed") from None
+        finally:
+            if response is not None:
+                response.close()
+            conn.close()
+
+    def _settle(self, sock: socket.socket | None, deadline: float) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout
+        if sock is not None:
+            sock.settimeout(remaining)
+
+    def _read_body(self, response: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            self._settle(sock, deadline)
+            chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > self.max_message_bytes:
+                raise McpError(f"sent a body longer than {self.max_message_bytes} bytes", "protocol")
+            chunks.append(chunk)
+
+    def _deliver_json(self, data: bytes, deliver: Deliver) -> None:
+        try:
+            value = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            deliver(McpError("sent a body that is not JSON", "protocol"))
+            return
+        for item in value if isinstance(value, list) else [value]:  # a batch, as 2025-03-26 allows
+            deliver(_check_message(item))
+
+    def _read_events(
+        self,
+        response: http.client.HTTPResponse,
+        sock: socket.socket | None,
+        deadline: float,
+        deliver: Deliver,
+        request_id: Any,
+    ) -> None:
+        """Read server-sent events until the reply to ``request_id`` arrives or the stream ends."""
+        limit = self.max_message_bytes
+        data: list[bytes] = []
+        size = 0
+        while True:
+            self._settle(sock, deadline)
+            line = response.readline(limit + 1)
+            if not line:
+                return
+            if len(line) > limit:
+                raise McpError(f"sent an event longer than {limit} bytes", "protocol")
+            line = line.rstrip(b"\r\n")
+            if line:
+                if line.startswith(b"data:"):
+                    piece = line[5:]
+                    data.append(piece[1:] if piece.startswith(b" ") else piece)
+                    size += len(piece)
+                    if size > limit:
+                        raise McpError(f"sent an event longer than {limit} bytes", "protocol")
+                continue  # comments, event names, ids and retry hints need nothing from us
+            if not data:
+                continue
+            payload = b"\n".join(data)
+            data, size = [], 0
+            message = _parse_message(payload)
+            deliver(message)
+            if (
+                isinstance(message, dict)
+                and "method" not in message
+                and request_id is not None
+                and message.get("id") == request_id
+            ):
+                return
+
+    def close(self, grace: float = _GRACE) -> None:
+        """End the session (DELETE with the session id), waiting at most ``grace`` seconds."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.session_id is None:
+            return
+        conn = self._connection(max(grace, 0.05))
+        try:
+            headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
+            conn.request("DELETE", self._target, headers=headers)
+            with conn.getresponse() as response:
+                response.read(65536)
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            conn.close()
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TypeError(f"{name} must be a positive int")
+    return value
+
+
+# --- tool results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class McpToolResult:
+    """What an MCP tool call returned: content for the model, resources, structured content, isError.
+
+    >>> result = McpToolResult.from_dict({"content": [
+    ...     {"type": "text", "text": "Pancakes"}, {"type": "text", "text": "Omelette"},
+    ...     {"type": "resource_link", "uri": "recipes://2", "name": "omelette"}],
+    ...     "structuredContent": {"count": 2}})
+    >>> result.text, result.is_error, [r["type"] for r in result.resources], dict(result.structured)
+    ('Pancakes\\nOmelette\\n[resource link: recipes://2]', False, ['resource_link'], {'count': 2})
+    >>> result.to_message("toolu_1").to_dict()["content"]
+    'Pancakes\\nOmelette\\n[resource link: recipes://2]'
+
+    ``blocks`` keeps the server's content blocks as sent. ``content`` is what the model sees,
+    in block order: text blocks as text, images as image parts (a type the providers do not
+    take becomes a short note), an embedded resource as its text with a ``[resource <uri>]``
+    header (an image blob as an image, another blob as a note), a resource link as a
+    ``[resource link: <uri>]`` line, audio as a note. ``text`` joins the text parts with
+    newlines; when a server sends only structured content, ``text`` is its JSON.
+    ``resources`` keeps the embedded resources and resource links; ``structured`` the
+    ``structuredContent``; ``is_error`` the ``isError`` flag (the tool reports a failure the
+    model should see).
+    """
+
+    blocks: tuple[FrozenDict, ...]
+    content: tuple[TextPart | ImagePart, ...]
+    resources: tuple[FrozenDict, ...] = ()
+    structured: FrozenDict | None = None
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        """Return the text parts joined with newlines."""
+        return "\n".join(part.text for part in self.content if type(part) is TextPart)
+
+    def to_result(self, tool_call_id: str) -> ToolResult:
+        """Return the text-only ``ToolResult`` for the call ``tool_call_id``."""
+        return ToolResult(tool_call_id, self.text, self.is_error)
+
+    def to_message(self, tool_call_id: str) -> ChatMessage:
+        """Return the tool message for the call ``tool_call_id`` (images as image parts)."""
+        if all(type(part) is TextPart for part in self.content):
+            return ChatMessage.tool(tool_call_id, self.text, self.is_error)
+        return ChatMessage.tool(tool_call_id, self.content, self.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return MCP's ``CallToolResult`` shape (``content``, ``structuredContent``?, ``isError``?)."""
+        out: dict[str, Any] = {"content": [thaw_json(block) for block in self.blocks]}
+        if self.structured is not None:
+            out["structuredContent"] = thaw_json(self.structured)
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> McpToolResult:
+        """Parse a ``CallToolResult``; a malformed one raises ``McpError(code="protocol")``."""
+        if not isinstance(data, Mapping):
+            raise McpError(f"malformed reply to tools/call: expected an object, got {type_name(data)}", "protocol")
+        raw = data.get("content", [])
+        if not isinstance(raw, (list, tuple)):
+            raise McpError("malformed reply to tools/call: content must be an array", "protocol")
+        blocks: list[FrozenDict] = []
+        parts: list[TextPart | ImagePart] = []
+        resources: list[FrozenDict] = []
+        for index, block in enumerate(raw):
+            try:
+                frozen = freeze_json(block, f"content[{index}]")
+                if type(frozen) is not FrozenDict:
+                    raise ValidationError("expected an object", f"content[{index}]", "type")
+                part, kept = _content_part(frozen, index)
+            except ValidationError as exc:
+                raise McpError(f"malformed reply to tools/call: {exc}", "protocol") from None
+            blocks.append(frozen)
+            if part is not None:
+                parts.append(part)
+            if kept:
+                resources.append(frozen)
+        structured = data.get("structuredContent")
+        if structured is not None:
+            if not isinstance(structured, Mapping):
+                raise McpError("malformed reply to tools/call: structuredContent must be an object", "protocol")
+            try:
+                structured = freeze_json(dict(structured), "structuredContent")
+            except ValidationError as exc:
+                raise McpError(f"malformed reply to tools/call: {exc}", "protocol") from None
+            if not parts:
+                parts.append(TextPart(json.dumps(thaw_json(structured), ensure_ascii=False)))
+        is_error = data.get("isError", False)
+        if is_error is None:
+            is_error = False
+        if type(is_error) is not bool:
+            raise McpError("malformed reply to tools/call: isError must be a boolean", "protocol")
+        return cls(tuple(blocks), tuple(parts), tuple(resources), structured, is_error)
 
     def __repr__(self) -> str:
-        running = self._proc is not None and self._dead is None
-        return f"McpClient(name={self.name!r}, running={running})"
+        return (
+            f"McpToolResult(blocks={len(self.blocks)}, resources={len(self.resources)}, "
+            f"structured={self.structured is not None}, is_error={self.is_error})"
+        )
 
-    def __enter__(self) -> "McpClient":
+
+def _note(text: str) -> TextPart:
+    return TextPart(text)
+
+
+def _image(data: Any, mime: Any, path: str) -> TextPart | ImagePart:
+    if not isinstance(data, str) or not isinstance(mime, str):
+        raise ValidationError("an image needs data and mimeType (strings)", path, "type")
+    try:
+        return ImagePart(ImageSource.from_base64(data, mime))
+    except ValidationError:
+        return _note(f"[image omitted: {mime[:60]} is not an image type the model takes]")
+
+
+def _content_part(block: FrozenDict, index: int) -> tuple[TextPart | ImagePart | None, bool]:
+    """Return the part the model sees for one content block and whether it is a resource."""
+    path = f"content[{index}]"
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        if not isinstance(text, str):
+            raise ValidationError("a text block needs a text string", path, "type")
+        return TextPart(text), False
+    if kind == "image":
+        return _image(block.get("data"), block.get("mimeType"), path), False
+    if kind == "audio":
+        mime = block.get("mimeType")
+        return _note(f"[audio omitted: {str(mime)[:60]}]"), False
+    if kind == "resource_link":
+        uri = block.get("uri")
+        if not isinstance(uri, str):
+            raise ValidationError("a resource link needs a uri", path, "type")
+        return _note(f"[resource link: {uri[:500]}]"), True
+    if kind == "resource":
+        resource = block.get("resource")
+        if type(resource) is not FrozenDict or not isinstance(resource.get("uri"), str):
+            raise ValidationError("an embedded resource needs a resource with a uri", path, "type")
+        uri, mime = resource["uri"][:500], resource.get("mimeType")
+        text, blob = resource.get("text"), resource.get("blob")
+        if isinstance(text, str):
+            return TextPart(f"[resource {uri}]\n{text}"), True
+        if isinstance(blob, str) and isinstance(mime, str) and mime.startswith("image/"):
+            return _image(blob, mime, path), True
+        return _note(f"[resource {uri}: {str(mime)[:60]} content omitted]"), True
+    log.debug("MCP tool result: content block type %s skipped", str(kind)[:40])
+    return None, False
+
+
+# --- the client --------------------------------------------------------------------------------
+
+
+class _Waiter:
+    __slots__ = ("event", "reply", "error", "on_progress")
+
+    def __init__(self, on_progress: ProgressCallback | None) -> None:
+        self.event = threading.Event()
+        self.reply: dict[str, Any] | None = None
+        self.error: McpError | None = None
+        self.on_progress = on_progress
+
+
+@dataclass(frozen=True, slots=True)
+class _ToolEntry:
+    mcp_name: str
+    definition: ToolDefinition
+    read_only: bool
+
+
+def _weak(method: Callable[..., None]) -> Callable[..., None]:
+    """Return a callback that calls ``method`` while its object lives (threads must not keep it)."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any) -> None:
+        target = ref()
+        if target is not None:
+            target(*args)
+
+    return call
+
+
+class McpClient:
+    """Talk to one MCP server: start it, initialize, list and call tools, list and read resources.
+
+    >>> client = McpClient(["python", "server.py"], name="docs", timeout=5)
+    >>> client
+    McpClient(name='docs', running=False)
+    >>> McpClient("http://127.0.0.1:8000/mcp").name
+    '127.0.0.1:8000'
+
+    ``target`` is a server command (a sequence of strings: stdio), an ``http://`` or
+    ``https://`` URL (Streamable HTTP; ``headers`` go with each request), or a ``Transport``.
+    Use it as a context manager (``with McpClient(cmd) as client:``) or call ``start()`` and
+    ``close()``. ``timeout`` (seconds) bounds every wait, so a hung server raises
+    ``McpError(code="timeout")`` instead of blocking; each call may pass its own. All failures
+    raise ``McpError``. Thread-safe: concurrent requests share the connection. A client that is
+    garbage-collected (or still open at interpreter exit) closes its server.
+    ``on_tools_changed`` is called (on a reader thread, without arguments) when the server says
+    its tool list changed.
+    """
+
+    def __init__(
+        self,
+        target: Sequence[str] | str | Transport,
+        *,
+        name: str | None = None,
+        timeout: float = 30.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        on_tools_changed: Callable[[], None] | None = None,
+    ) -> None:
+        if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
+            raise TypeError("timeout must be a positive number of seconds")
+        transport: Transport
+        if isinstance(target, str):
+            if not target.startswith(("http://", "https://")):
+                raise TypeError(
+                    "command must be a non-empty sequence of strings, e.g. [sys.executable, 'server.py'] "
+                    "(or an http:// or https:// URL)"
+                )
+            transport = HttpTransport(target, headers=headers, max_message_bytes=max_message_bytes)
+        elif all(hasattr(target, verb) for verb in ("open", "send", "close", "describe")):
+            transport = target  # type: ignore[assignment]
+        else:
+            transport = StdioTransport(target, env=env, cwd=cwd, max_message_bytes=max_message_bytes)  # type: ignore[arg-type]
+        self.transport = transport
+        self.command = getattr(transport, "command", None)
+        self.name = name if name else transport.describe()
+        self.timeout = float(timeout)
+        self.on_tools_changed = on_tools_changed
+        self._lock = threading.Lock()
+        self._waiting: dict[int, _Waiter] = {}
+        self._next_id = 1
+        self._started = False
+        self._dead: McpError | None = None
+        self._tools: dict[str, _ToolEntry] | None = None
+        self._tools_stale = True
+        self.server_info: Mapping[str, Any] = {}
+        self.capabilities: Mapping[str, Any] = {}
+        self.protocol_version: str | None = None
+        self._finalizer = weakref.finalize(self, transport.close)
+
+    def __repr__(self) -> str:
+        return f"McpClient(name={self.name!r}, running={self._started and self._dead is None})"
+
+    def __enter__(self) -> McpClient:
         self.start()
         return self
 
@@ -149,31 +909,20 @@ class McpClient:
     @property
     def stderr_tail(self) -> str:
         """Return the last lines the server wrote to its standard error."""
-        return "".join(self._stderr)
+        return self.transport.stderr_tail
 
-    # --- process ---------------------------------------------------------------------------
+    # --- connection ------------------------------------------------------------------------
 
-    def start(self) -> "McpClient":
-        """Start the server and run the MCP handshake (``initialize``, then ``initialized``)."""
-        if self._proc is not None:
+    def start(self) -> McpClient:
+        """Connect (start the server) and run the MCP handshake (``initialize``, then ``initialized``)."""
+        if self._started:
             raise RuntimeError("this client was already started; make a new McpClient to restart")
+        self._started = True
         try:
-            self._proc = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=self._env,
-                cwd=self._cwd,
-            )
-        except OSError as exc:
-            self._dead = "not started"
-            raise McpError(
-                f"could not start MCP server {self.name!r}: {exc.strerror or type(exc).__name__}", "start"
-            ) from None
-        assert self._proc.stdout is not None and self._proc.stderr is not None
-        for target, stream in ((self._read_stdout, self._proc.stdout), (self._read_stderr, self._proc.stderr)):
-            threading.Thread(target=target, args=(stream,), name=f"mcp-{self.name}", daemon=True).start()
+            self.transport.open(_weak(self._deliver), _weak(self._lost))
+        except McpError as exc:
+            self._dead = exc
+            raise self._error(exc.message, exc.code) from None
         try:
             self._initialize()
         except BaseException:
@@ -181,182 +930,181 @@ class McpClient:
             raise
         return self
 
-    def _read_stdout(self, stream: IO[bytes]) -> None:
-        try:
-            while True:
-                line = stream.readline(_MAX_LINE)
-                if not line:
-                    break
-                self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        self._lines.put(_EOF)
-
-    def _read_stderr(self, stream: IO[bytes]) -> None:
-        try:
-            for raw in iter(stream.readline, b""):
-                self._stderr.append(raw[:500].decode("utf-8", "replace"))
-        except (OSError, ValueError):
-            pass
-
     def close(self) -> None:
-        """Stop the server: close its input, wait, then terminate and kill if it lingers.
-
-        As the MCP stdio transport asks: a server gets two seconds to exit after its input is
-        closed (none if it stopped answering), then SIGTERM, then SIGKILL.
-        """
-        proc = self._proc
+        """Stop the server (or end the HTTP session); safe to call twice. See ``StdioTransport.close``."""
         if self._dead is None:
-            self._dead = "closed by the client"
-        if proc is None:
-            return
-        try:
-            if proc.stdin is not None and not proc.stdin.closed:
-                proc.stdin.close()
-        except OSError:
-            pass
-        for stop in (None, proc.terminate, proc.kill):
-            if stop is not None:
-                try:
-                    stop()
-                except OSError:
-                    pass
-            try:
-                # a server that stopped answering gets no grace period to exit on its own
-                proc.wait(timeout=0.05 if stop is None and self._hung else 2)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-    # --- JSON-RPC --------------------------------------------------------------------------
+            self._dead = McpError("closed by the client", "closed")
+        self._finalizer()
+        with self._lock:
+            waiting, self._waiting = self._waiting, {}
+        for waiter in waiting.values():
+            waiter.error = self._dead
+            waiter.event.set()
 
     def _error(self, message: str, code: str, **extra: Any) -> McpError:
         return McpError(f"MCP server {self.name!r}: {message}", code, stderr=self.stderr_tail, **extra)
 
-    def _exit_note(self) -> str:
-        proc = self._proc
-        if proc is None:
-            return "exited"
-        try:
-            status = proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            return "closed its output"
-        return f"exited with status {status}"
-
-    def _send(self, message: Mapping[str, Any]) -> None:
-        proc = self._proc
-        if proc is None:
-            raise RuntimeError("call start() (or use the client as a context manager) first")
-        if self._dead is not None:
-            raise self._error(f"not running ({self._dead})", "closed")
-        assert proc.stdin is not None
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        try:
-            proc.stdin.write(data.encode("utf-8") + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            self._dead = self._exit_note()
-            raise self._error(f"{self._dead} (could not send)", "closed") from None
-
-    def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
-        """Send a JSON-RPC notification (no reply expected)."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = dict(params)
+    def _lost(self, error: McpError) -> None:
+        """The connection ended: every waiting request fails with ``error``."""
+        if self._dead is None:
+            self._dead = error
         with self._lock:
-            self._send(message)
+            waiting, self._waiting = self._waiting, {}
+        for waiter in waiting.values():
+            waiter.error = error
+            waiter.event.set()
 
-    def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> dict[str, Any]:
-        """Send a JSON-RPC request and return its ``result`` object, waiting at most ``timeout``."""
-        with self._lock:
-            request_id = self._next_id
-            self._next_id += 1
-            message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-            if params is not None:
-                message["params"] = dict(params)
-            self._send(message)
-            deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-            while True:
-                remaining = deadline - time.monotonic()
-                try:
-                    if remaining <= 0:
-                        raise queue.Empty
-                    line = self._lines.get(timeout=remaining)
-                except queue.Empty:
-                    self._hung = True
-                    raise self._error(
-                        f"no reply to {method} within {self.timeout if timeout is None else timeout:g} s", "timeout"
-                    ) from None
-                if line is _EOF:
-                    self._dead = self._exit_note()
-                    raise self._error(f"{self._dead} before replying to {method}", "closed")
-                self._hung = False
-                reply = self._parse(line, method)  # type: ignore[arg-type]
-                if reply is None:
-                    continue
-                if reply.get("id") != request_id:
-                    log.debug("MCP server %r: dropping a reply to an earlier request", self.name)
-                    continue
-                return self._result(reply, method)
-
-    def _parse(self, line: bytes, method: str) -> Optional[dict[str, Any]]:
-        """Return the reply in ``line``, or None when it was a server request or notification."""
-        if not line.endswith(b"\n") and len(line) >= _MAX_LINE:
-            self._dead = "sent a message over the size limit"
-            raise self._error(f"sent a message longer than {_MAX_LINE} bytes in reply to {method}", "protocol")
-        if not line.strip():
-            return None
-        try:
-            message = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise self._error(f"malformed reply to {method}: not a JSON-RPC message (invalid JSON)", "protocol") from None
-        if not isinstance(message, dict):
-            raise self._error(f"malformed reply to {method}: expected a JSON object, got {type_name(message)}", "protocol")
-        if message.get("jsonrpc") != "2.0":
-            raise self._error(f'malformed reply to {method}: "jsonrpc" must be "2.0"', "protocol")
+    def _deliver(self, message: dict[str, Any] | McpError) -> None:
+        """Dispatch one message from the server (runs on the transport's thread)."""
+        if isinstance(message, McpError):
+            # an unreadable message: whoever waits cannot get a reply from it
+            with self._lock:
+                waiting, self._waiting = self._waiting, {}
+            for waiter in waiting.values():
+                waiter.error = message
+                waiter.event.set()
+            if not waiting:
+                log.warning("MCP server %r: %s", self.name, message.message)
+            return
         if "method" in message:
             self._serve(message)
-            return None
-        if "id" not in message:
-            raise self._error(f"malformed reply to {method}: no id", "protocol")
-        return message
+            return
+        request_id = message.get("id")
+        with self._lock:
+            found = self._waiting.pop(request_id, None) if isinstance(request_id, int) else None
+        if found is None:
+            log.debug("MCP server %r: dropping a reply nobody waits for", self.name)
+            return
+        found.reply = message
+        found.event.set()
 
     def _serve(self, message: dict[str, Any]) -> None:
-        """Answer a request the server sent us (``ping``), or drop a notification."""
+        """Answer a request the server sent (``ping``), or act on a notification."""
         method = message.get("method")
+        params = message.get("params")
         if "id" not in message:
-            log.debug("MCP server %r: notification %s", self.name, str(method)[:80])
+            if method == "notifications/progress" and isinstance(params, dict):
+                self._progress(params)
+            elif method == "notifications/tools/list_changed":
+                self._tools_stale = True
+                callback = self.on_tools_changed
+                if callback is not None:
+                    try:
+                        callback()
+                    except Exception:
+                        log.exception("MCP server %r: the on_tools_changed callback failed", self.name)
+            else:
+                log.debug("MCP server %r: notification %s", self.name, str(method)[:80])
             return
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
         if method == "ping":
             reply["result"] = {}
         else:
             reply["error"] = {"code": -32601, "message": "Method not found"}
-        self._send(reply)
+        try:
+            self.transport.send(reply, time.monotonic() + self.timeout)
+        except McpError as exc:
+            log.debug("MCP server %r: could not answer its request: %s", self.name, exc.message)
 
-    def _result(self, reply: dict[str, Any], method: str) -> dict[str, Any]:
-        if "error" in reply:
-            error = reply["error"]
-            if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-                raise self._error(f"malformed error reply to {method}", "protocol")
-            text = error.get("message")
-            text = text[:200] if isinstance(text, str) else ""
-            raise self._error(
-                f"{method} failed with error {error['code']}: {text}",
-                "server",
-                rpc_code=error["code"],
-                data=error.get("data"),
+    def _progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        with self._lock:
+            waiter = self._waiting.get(token) if isinstance(token, int) else None
+        callback = waiter.on_progress if waiter is not None else None
+        progress, total, note = params.get("progress"), params.get("total"), params.get("message")
+        if callback is None or isinstance(progress, bool) or not isinstance(progress, (int, float)):
+            return
+        try:
+            callback(
+                float(progress),
+                float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else None,
+                note[:500] if isinstance(note, str) else None,
             )
-        result = reply.get("result")
-        if not isinstance(result, dict):
-            raise self._error(f"malformed reply to {method}: result must be an object, got {type_name(result)}", "protocol")
-        return result
+        except Exception:
+            log.exception("MCP server %r: a progress callback failed", self.name)
+
+    # --- JSON-RPC --------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if not self._started:
+            raise RuntimeError("call start() (or use the client as a context manager) first")
+        if self._dead is not None:
+            raise self._error(f"not running ({self._dead.message})", "closed")
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a JSON-RPC notification (no reply expected)."""
+        self._check_open()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            self.transport.send(message, time.monotonic() + self.timeout)
+        except McpError as exc:
+            raise self._error(exc.message, exc.code) from None
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Send a JSON-RPC request and return its ``result`` object, waiting at most ``timeout``.
+
+        ``on_progress(progress, total, message)`` receives the server's progress notifications
+        for this request (on a reader thread).
+        """
+        self._check_open()
+        limit = self.timeout if timeout is None else timeout
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
+            raise TypeError("timeout must be a positive number of seconds")
+        deadline = time.monotonic() + limit
+        waiter = _Waiter(on_progress)
+        with self._lock:
+            request_id = self._next_id
+            self._next_id += 1
+            self._waiting[request_id] = waiter
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None or on_progress is not None:
+            message["params"] = dict(params or {})
+        if on_progress is not None:
+            message["params"]["_meta"] = {**message["params"].get("_meta", {}), "progressToken": request_id}
+        try:
+            try:
+                self.transport.send(message, deadline)
+            except McpError as exc:
+                if exc.code == "closed" and self._dead is None:
+                    self._dead = exc
+                raise self._error(f"{exc.message} (sending {method})", exc.code) from None
+            if not waiter.event.wait(max(0.0, deadline - time.monotonic())):
+                self._timed_out(request_id)
+                raise self._error(f"no reply to {method} within {limit:g} s", "timeout")
+        finally:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+        if waiter.error is not None:
+            error = waiter.error
+            if error.code == "closed":
+                raise self._error(f"{error.message} before replying to {method}", "closed")
+            raise self._error(f"{error.message} (waiting for the reply to {method})", error.code)
+        assert waiter.reply is not None
+        try:
+            return _result(waiter.reply, method)
+        except McpError as exc:
+            raise self._error(exc.message, exc.code, rpc_code=exc.rpc_code, data=exc.data) from None
+
+    def _timed_out(self, request_id: int) -> None:
+        stuck = getattr(self.transport, "stuck", None)
+        if stuck is not None:
+            self.transport.stuck = True  # type: ignore[attr-defined]
+        try:  # the specification asks to tell the server; best effort, never waits
+            self.transport.send(
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "timeout"}},
+                time.monotonic() + 1.0,
+            )
+        except McpError:
+            pass
 
     # --- MCP -------------------------------------------------------------------------------
 
@@ -383,26 +1131,136 @@ class McpClient:
         self.protocol_version = version
         self.capabilities = capabilities
         self.server_info = info if isinstance(info, dict) else {}
+        self.transport.negotiated(version)
         self.notify("notifications/initialized")
+
+    def _pages(self, method: str, key: str) -> list[Any]:
+        found: list[Any] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            result = self.request(method, None if cursor is None else {"cursor": cursor})
+            items = result.get(key)
+            if not isinstance(items, list):
+                raise self._error(f"malformed reply to {method}: {key} must be an array", "protocol")
+            found.extend(items)
+            next_cursor = result.get("nextCursor")
+            if next_cursor is None:
+                return found
+            if not isinstance(next_cursor, str) or next_cursor == cursor:
+                raise self._error(f"malformed reply to {method}: bad nextCursor", "protocol")
+            cursor = next_cursor
+        raise self._error(f"{method} went on for more than {_MAX_PAGES} pages", "protocol")
+
+    # tools
+
+    @property
+    def tools_changed(self) -> bool:
+        """Return True until ``list_tools`` ran after the server last said its tools changed."""
+        return self._tools_stale
+
+    def list_tools(self) -> tuple[ToolDefinition, ...]:
+        """Return every tool the server lists (following ``nextCursor`` pages) as ``ToolDefinition``s.
+
+        Each definition is non-strict (MCP schemas are arbitrary JSON Schema), its parameters
+        the tool's ``inputSchema``, its description the tool's description (else its title,
+        else its name). A name outside the tool-name rule (``list-recipes``, ``db.query``)
+        becomes its canonical name through ``agentmsg.tools.to_canonical_name`` (``db.query``
+        is ``db_x2e_query``); ``call_tool`` takes either and sends the server's own name.
+        """
+        self._tools_stale = False  # a change announced while we read is seen next time
+        entries: dict[str, _ToolEntry] = {}
+        for index, item in enumerate(self._pages("tools/list", "tools")):
+            entry = self._tool_entry(item, index)
+            if entry.definition.name in entries:
+                raise self._error(f"malformed reply to tools/list: tools[{index}] repeats a tool name", "protocol")
+            entries[entry.definition.name] = entry
+        self._tools = entries
+        return tuple(entry.definition for entry in entries.values())
+
+    def _tool_entry(self, item: object, index: int) -> _ToolEntry:
+        where = f"malformed reply to tools/list: tools[{index}]"
+        if not isinstance(item, dict):
+            raise self._error(f"{where} must be an object", "protocol")
+        mcp_name, schema = item.get("name"), item.get("inputSchema")
+        if not isinstance(mcp_name, str) or not mcp_name:
+            raise self._error(f"{where} needs a name", "protocol")
+        description = next(
+            (v for v in (item.get("description"), item.get("title"), mcp_name) if isinstance(v, str) and v.strip()),
+            mcp_name,
+        )
+        annotations = item.get("annotations")
+        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+        try:
+            name = to_canonical_name(mcp_name)
+            if not isinstance(schema, dict):
+                raise ValidationError(f"expected an object, got {type_name(schema)}", "inputSchema", "type")
+            definition = ToolDefinition(name, description, freeze_json(schema, "inputSchema"), strict=False)
+        except ValidationError as exc:
+            raise self._error(f"{where}.{exc}", "protocol") from None
+        return _ToolEntry(mcp_name, definition, read_only)
+
+    def _mcp_name(self, name: str) -> str:
+        tools = self._tools
+        if tools is not None:
+            entry = tools.get(name)
+            if entry is not None:
+                return entry.mcp_name
+            if any(e.mcp_name == name for e in tools.values()):
+                return name
+        try:
+            return to_wire_name(name)
+        except ValidationError:
+            return name
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> McpToolResult:
+        """Call a tool (``tools/call``) and return its result; a tool that failed has ``is_error``.
+
+        ``name`` is the canonical name ``list_tools`` gave, or the server's own. ``arguments``
+        is a JSON object (a ``FrozenDict`` too). ``on_progress(progress, total, message)``
+        receives the server's progress notifications for the call. A failure to reach the server
+        or a JSON-RPC error raises ``McpError``; a tool's own failure is a result with
+        ``is_error`` set, as MCP asks.
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError("name must be a non-empty string")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError("arguments must be a mapping (a JSON object)")
+        params = {"name": self._mcp_name(name), "arguments": thaw_json(arguments) if arguments else {}}
+        result = self.request("tools/call", params, timeout=timeout, on_progress=on_progress)
+        try:
+            return McpToolResult.from_dict(result)
+        except McpError as exc:
+            raise self._error(exc.message, exc.code) from None
+
+    def tools(self) -> tuple[Tool, ...]:
+        """Return the server's tools as ``agentmsg.io.execution.Tool``s for a ``ToolRegistry``.
+
+        Each tool's function calls the server and returns the ``CallToolResult`` dict
+        (``McpToolResult.to_dict``); a tool the server marks ``readOnlyHint`` is ``safe`` (it may
+        run in parallel with other safe calls). Lists the tools first if that was not done.
+        """
+        from .execution import Tool
+
+        if self._tools is None or self._tools_stale:
+            self.list_tools()
+        assert self._tools is not None
+        return tuple(
+            Tool(entry.definition, _ToolFunction(self, entry.definition.name), safe=entry.read_only)
+            for entry in self._tools.values()
+        )
+
+    # resources
 
     def list_resources(self) -> tuple[McpResourceInfo, ...]:
         """Return every resource the server lists, following ``nextCursor`` pages."""
-        found: list[McpResourceInfo] = []
-        cursor: Optional[str] = None
-        for _ in range(_MAX_PAGES):
-            result = self.request("resources/list", None if cursor is None else {"cursor": cursor})
-            items = result.get("resources")
-            if not isinstance(items, list):
-                raise self._error("malformed reply to resources/list: resources must be an array", "protocol")
-            for index, item in enumerate(items):
-                found.append(self._info(item, index))
-            next_cursor = result.get("nextCursor")
-            if next_cursor is None:
-                return tuple(found)
-            if not isinstance(next_cursor, str) or next_cursor == cursor:
-                raise self._error("malformed reply to resources/list: bad nextCursor", "protocol")
-            cursor = next_cursor
-        raise self._error(f"resources/list went on for more than {_MAX_PAGES} pages", "protocol")
+        return tuple(self._info(item, index) for index, item in enumerate(self._pages("resources/list", "resources")))
 
     def _info(self, item: object, index: int) -> McpResourceInfo:
         where = f"resources[{index}]"
@@ -445,27 +1303,39 @@ class McpClient:
                     "protocol",
                 )
             mime = item.get("mimeType")
-            out.append(
-                {
-                    "uri": item["uri"],
-                    "mimeType": mime if isinstance(mime, str) else None,
-                    "text": text,
-                    "blob": blob,
-                }
-            )
+            out.append({"uri": item["uri"], "mimeType": mime if isinstance(mime, str) else None, "text": text, "blob": blob})
         return tuple(out)
 
 
-def _opt_str(item: Mapping[str, Any], key: str) -> Optional[str]:
+class _ToolFunction:
+    """The function of an MCP tool in a ``ToolRegistry``: keyword arguments in, ``CallToolResult`` out."""
+
+    __slots__ = ("client", "name")
+
+    def __init__(self, client: McpClient, name: str) -> None:
+        self.client = client
+        self.name = name
+
+    def __call__(self, **arguments: Any) -> dict[str, Any]:
+        return self.client.call_tool(self.name, arguments).to_dict()
+
+    def __repr__(self) -> str:
+        return f"<MCP tool {self.name!r} of {self.client.name!r}>"
+
+
+def _opt_str(item: Mapping[str, Any], key: str) -> str | None:
     value = item.get(key)
     return value if isinstance(value, str) else None
 
 
+# --- the resource cache ------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    text: Optional[str]
-    blob: Optional[str]
-    mime_type: Optional[str]
+    text: str | None
+    blob: str | None
+    mime_type: str | None
     retrieved_at: datetime
     fetched: float
 
@@ -496,8 +1366,8 @@ class ResourceCache:
         clients: ClientsArg,
         *,
         max_age: float = 3600.0,
-        max_age_by_mime: Optional[Mapping[str, float]] = None,
-        max_age_by_scheme: Optional[Mapping[str, float]] = None,
+        max_age_by_mime: Mapping[str, float] | None = None,
+        max_age_by_scheme: Mapping[str, float] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(clients, McpClient):
@@ -521,7 +1391,7 @@ class ResourceCache:
     def __repr__(self) -> str:
         return f"ResourceCache(servers={sorted(self._clients)!r}, entries={len(self._entries)})"
 
-    def max_age_for(self, uri: str, mime_type: Optional[str]) -> float:
+    def max_age_for(self, uri: str, mime_type: str | None) -> float:
         """Return the freshness limit (seconds) for a resource with this URI and MIME type."""
         if mime_type:
             mime = mime_type.split(";", 1)[0].strip().lower()
@@ -533,7 +1403,7 @@ class ResourceCache:
         scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
         return self._by_scheme.get(scheme, self.max_age)
 
-    def invalidate(self, server: Optional[str] = None, uri: Optional[str] = None) -> None:
+    def invalidate(self, server: str | None = None, uri: str | None = None) -> None:
         """Forget cached entries (all of them, one server's, or one resource)."""
         with self._lock:
             for key in list(self._entries):
@@ -558,6 +1428,8 @@ class ResourceCache:
             contents = client.read_resource(record.uri)
         except McpError as exc:
             return record.fail(exc.message)
+        except RuntimeError:  # a client that was never started
+            return record.fail(f"MCP server {record.server[:80]!r} is not started")
         now = datetime.now(timezone.utc)
         if not contents:
             return record.fail(f"MCP server {record.server[:80]!r} returned no contents for the resource")
