@@ -1,0 +1,529 @@
+"""The agent turn, sans-IO: one user turn driven to its end, over any provider module.
+
+>>> from .history import ConversationHistory
+>>> from .io.execution import ApprovalPolicy, ToolRegistry
+>>> from .messages import ChatMessage
+>>> from .providers import openai
+>>> registry = ToolRegistry()
+>>> @registry.register(safe=True)
+... def list_recipes() -> str:
+...     '''List the recipes in the cookbook.'''
+...     return "Pancakes, Omelette"
+>>> def model(body):  # a scripted stand-in for the HTTP call, speaking the Chat Completions shape
+...     if body["messages"][-1]["role"] == "tool":
+...         message = {"role": "assistant", "content": "You have: " + body["messages"][-1]["content"]}
+...         return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+...     call = {"id": "call_1", "type": "function", "function": {"name": "list_recipes", "arguments": "{}"}}
+...     message = {"role": "assistant", "content": "Let me look.", "tool_calls": [call]}
+...     return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+>>> history = ConversationHistory([ChatMessage.system("You are a cook.")])
+>>> turn = AgentTurn(openai, history, "What recipes do I have?", tools=registry,
+...                  policy=ApprovalPolicy(default="auto"), params={"model": "gpt-4o"})
+>>> while turn.state != "done":  # the caller does the I/O; the turn says what it needs next
+...     if turn.state == "model":
+...         turn.receive(model(turn.request()))
+...     elif turn.state == "tools":
+...         turn.run_tools()
+>>> turn.outcome
+Outcome(status='completed', steps=2)
+>>> turn.outcome.message.text, [m.role.name for m in history]
+('You have: Pancakes, Omelette', ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL', 'ASSISTANT'])
+
+Theory of operation. An ``AgentTurn`` is a small state machine in the style of h11: it never
+opens a socket or starts a thread itself. Its ``state`` says what the caller must do next:
+
+======== ================================================ ===============================
+state    the caller                                       then
+======== ================================================ ===============================
+model    sends ``request()`` to the model and hands the   ``tools`` (tool calls) or
+         answer to ``receive`` (a response body, or an    ``done``
+         iterable of stream events); ``fail`` if the call
+         raised
+tools    calls ``run_tools()``: the approved calls run    ``model``, ``approval`` or
+         through ``ToolExecutor`` (safe ones in parallel) ``done``
+approval shows ``pending``, calls ``approve`` / ``deny``  ``tools`` once none is pending
+         for each (or ``cancel``)
+done     reads ``outcome``                                (final)
+======== ================================================ ===============================
+
+A method called in the wrong state raises ``AgentStateError`` naming the state. ``run(model)``
+is the loop above for a plain callable; it returns at ``approval`` and can be called again after
+the decisions. The model is any callable from request body to response body (or to an iterable
+of stream events) of the provider module given: ``openai``, ``anthropic``, ``ollama`` or any
+module with the same verbs (``to_request``, ``parse_response``, ``StreamParser``).
+
+Nothing runs twice: the turn keeps the step's ``ToolRequest`` record and the results it already
+has, and the executor skips those. Tool messages join the history together, in call order, once
+every call of the step has its result (a denied call gets ``context.DENIED_RESULT``), so the
+history is always valid between steps; a turn that ends early (a model error, an unrecoverable
+tool failure, the step limit, ``cancel``) never leaves a tool call unanswered. Each change is
+reported through ``on_event`` as the socket events of ``agentmsg.events`` (``message:start`` and
+``message:chunk`` for text, ``tool:message:start``/``update``/``complete`` per call,
+``tool:artifact`` for MCP resources and structured content, ``progress``, one ``completion``), and
+each completed message is saved to ``store`` when one is given.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from ._frozen import FrozenDict, thaw_json
+from ._time import now_wire_timestamp
+from .context import DENIED_RESULT
+from .errors import ProcessingError, ValidationError
+from .events import (
+    ChatRequest,
+    Completion,
+    Event,
+    MessageChunk,
+    MessageStart,
+    Progress,
+    ToolArtifact,
+    ToolMessageComplete,
+    ToolMessageStart,
+    ToolMessageUpdate,
+)
+from .history import ConversationHistory
+from .io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry
+from .io.mcp import McpClient, McpError, McpToolResult, _ToolFunction
+from .io.store import MessageStore
+from .messages import ChatMessage
+from .providers import Response
+from .records import RequestedToolCall, ToolRequest, ToolResultRecord
+from .streaming import ToolCallDelta
+
+__all__ = ["AgentTurn", "AgentStateError", "Outcome", "Provider", "State"]
+
+State = Literal["model", "tools", "approval", "done"]
+Status = Literal["completed", "approval", "step_limit", "error", "cancelled"]
+
+
+class Provider(Protocol):
+    """The verbs a provider module offers the loop (``agentmsg.providers.openai`` and its peers)."""
+
+    def to_request(self, messages: Iterable[ChatMessage], tools: Iterable[Any] = (), **params: Any) -> dict[str, Any]: ...
+
+    def parse_response(self, body: Any) -> Response: ...
+
+    @property
+    def StreamParser(self) -> Callable[[], Any]: ...
+
+
+class AgentStateError(RuntimeError):
+    """A turn method was called in a state that does not allow it; the message names the state.
+
+    >>> str(AgentStateError("run_tools", "model"))
+    "run_tools() is not allowed in state 'model' (the turn needs: send request() to the model and receive() its answer)"
+    """
+
+    def __init__(self, method: str, state: str) -> None:
+        self.method = method
+        self.state = state
+        super().__init__(f"{method}() is not allowed in state {state!r} (the turn needs: {_NEXT[state]})")
+
+
+_NEXT = {
+    "model": "send request() to the model and receive() its answer",
+    "tools": "run_tools()",
+    "approval": "approve() or deny() each pending call",
+    "done": "nothing: read outcome",
+}
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Outcome:
+    """How a turn ended (or paused): ``status``, the final assistant message, and why it stopped.
+
+    ``status`` is ``completed`` (the model answered without tool calls; ``message`` is that
+    answer), ``approval`` (paused: ``pending`` lists the calls waiting for a decision),
+    ``step_limit`` (``max_steps`` model calls, the last one still asking for tools),
+    ``error`` (a model error, an unreadable answer or an unrecoverable tool failure; ``error``
+    says which, ``exception`` keeps the exception when there was one) or ``cancelled``.
+    """
+
+    status: Status
+    steps: int
+    message: ChatMessage | None = None
+    error: str | None = None
+    pending: tuple[RequestedToolCall, ...] = ()
+    exception: BaseException | None = None
+
+    def __repr__(self) -> str:
+        extra = f", pending={len(self.pending)}" if self.pending else ""
+        return f"Outcome(status={self.status!r}, steps={self.steps}{extra})"
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class AgentTurn:
+    """Drive one user turn: model, tools, approvals, until the model answers without tool calls.
+
+    ``provider`` is a provider module (``agentmsg.providers.openai``, ``anthropic``, ``ollama``
+    or one with the same verbs). ``history`` is the conversation so far (it gains the turn's
+    messages as they complete); ``message`` (a string, a ``ChatMessage`` or the client's
+    ``ChatRequest``) is the user's new message, added first. ``tools`` (a ``ToolRegistry``) and
+    ``mcp`` (started ``McpClient``s) are one namespace: a name both offer is refused with a
+    ``ValidationError`` (code ``unique``). ``policy`` decides per tool (``auto``, ``ask``,
+    ``deny``; default: ask for every tool). ``max_steps`` bounds the model calls. ``params`` go
+    into each request body (``model``, ``max_tokens``, ``stream``...). ``on_event`` receives
+    each socket event; ``store`` and ``conversation_id`` save each completed message (the
+    system prompt is not stored). ``tool_timeout`` bounds each tool call. ``new_id`` makes the
+    ids of chat and tool messages in events; ``clock`` stamps them.
+    """
+
+    def __init__(
+        self,
+        provider: Any,
+        history: ConversationHistory,
+        message: str | ChatMessage | ChatRequest | None = None,
+        *,
+        tools: ToolRegistry | None = None,
+        mcp: Iterable[McpClient] = (),
+        policy: ApprovalPolicy | None = None,
+        max_steps: int = 8,
+        params: Mapping[str, Any] | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        store: MessageStore | None = None,
+        conversation_id: str | None = None,
+        tool_timeout: float = 30.0,
+        new_id: Callable[[], str] = _new_id,
+        clock: Callable[[], str] = now_wire_timestamp,
+    ) -> None:
+        for verb in ("to_request", "parse_response", "StreamParser"):
+            if not hasattr(provider, verb):
+                raise TypeError(f"provider must be a provider module with {verb} (e.g. agentmsg.providers.openai)")
+        if not isinstance(history, ConversationHistory):
+            raise TypeError(f"history must be a ConversationHistory, got {type(history).__name__}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise TypeError("max_steps must be an int >= 1")
+        if store is not None and not conversation_id:
+            raise TypeError("a store needs a conversation_id to save the messages under")
+        self.provider = provider
+        self.history = history
+        self.max_steps = max_steps
+        self.params = dict(params or {})
+        self.on_event = on_event
+        self.store = store
+        self.conversation_id = conversation_id
+        self._new_id = new_id
+        self._clock = clock
+        registry = _one_namespace(tools, mcp)
+        self.tools = registry
+        self.executor = ToolExecutor(registry, policy, timeout=tool_timeout)
+        self.state: State = "model"
+        self.steps = 0
+        self.outcome: Outcome | None = None
+        self._request: ToolRequest | None = None
+        self._results: dict[str, ToolResultRecord] = {}
+        self._tool_ids: dict[str, str] = {}  # tool call id -> tool message id (events)
+        self._running: set[str] = set()
+        if message is not None:
+            if isinstance(message, ChatRequest):
+                message = message.to_message()
+            elif isinstance(message, str):
+                message = ChatMessage.user(message)
+            elif not isinstance(message, ChatMessage):
+                raise TypeError(f"message must be a str, ChatMessage or ChatRequest, got {type(message).__name__}")
+            self._append([message])
+
+    def __repr__(self) -> str:
+        return f"AgentTurn(state={self.state!r}, steps={self.steps}, tools={len(self.tools)})"
+
+    # --- events, history, store -----------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _append(self, messages: list[ChatMessage]) -> None:
+        for message in messages:
+            self.history.add(message)
+        if self.store is not None and self.conversation_id is not None:
+            stored = [m for m in messages if m.role.name != "SYSTEM"]
+            if stored:
+                self.store.save_many(self.conversation_id, stored)
+
+    def _check(self, method: str, *states: str) -> None:
+        if self.state not in states:
+            raise AgentStateError(method, self.state)
+
+    def _finish(self, status: Status, *, message: ChatMessage | None = None, error: str | None = None,
+                exception: BaseException | None = None) -> None:
+        self.state = "done"
+        self.outcome = Outcome(status, self.steps, message, error, (), exception)
+        if error is None:
+            result: dict[str, Any] = {"steps": self.steps, "text": message.text if message is not None else ""}
+            self._emit(Completion.ok(result))
+        else:
+            self._emit(Completion.failed(error))
+
+    # --- the model ------------------------------------------------------------------------
+
+    def request(self) -> dict[str, Any]:
+        """Return the request body for the next model call (state ``model``)."""
+        self._check("request", "model")
+        return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]
+
+    def receive(self, answer: Any) -> None:
+        """Take the model's answer: a response body (a dict), or an iterable of stream events.
+
+        Streamed text is reported (``message:chunk``) as each event arrives. An answer that
+        cannot be read, or a stream that raises, ends the turn with ``status="error"``.
+        """
+        self._check("receive", "model")
+        self.steps += 1
+        message_id: list[str] = []
+
+        def text(piece: str) -> None:
+            if not message_id:
+                message_id.append(self._new_id())
+                self._emit(MessageStart(id=message_id[0]))
+            self._emit(MessageChunk(id=message_id[0], chunk=piece))
+
+        try:
+            if isinstance(answer, Mapping):
+                response = self.provider.parse_response(answer)
+                if response.message.text:
+                    text(response.message.text)
+            else:
+                parser = self.provider.StreamParser()
+                for event in answer:
+                    for delta in parser.feed(event):
+                        if type(delta) is str and delta:
+                            text(delta)
+                        elif not isinstance(delta, (str, ToolCallDelta)):
+                            pass  # a kind of delta this loop does not show (reasoning, say)
+                response = parser.finish()
+        except ValidationError as exc:
+            self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc)
+            return
+        except Exception as exc:  # the stream's transport failed half way
+            self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc)
+            return
+        self._take(response.message)
+
+    def fail(self, exception: BaseException | str) -> None:
+        """Report that the model call failed (state ``model``): the turn ends with ``status="error"``."""
+        self._check("fail", "model")
+        if isinstance(exception, str):
+            self._finish("error", error=exception)
+        else:
+            self._finish("error", error=_describe_failure("the model call failed", exception), exception=exception)
+
+    def _take(self, message: ChatMessage) -> None:
+        self._append([message])
+        if not message.tool_calls:
+            self._finish("completed", message=message)
+            return
+        request = ToolRequest.of(list(message.tool_calls), id=self._new_id())
+        self._request = self.executor.apply_policy(request)
+        self._results = {}
+        for item in self._request.calls:
+            tool_id = self._new_id()
+            self._tool_ids[item.id] = tool_id
+            self._emit(ToolMessageStart(id=tool_id, tool_name=item.name, title=_title(item.name),
+                                        status="pending", timestamp=self._clock()))
+        self.state = "tools"
+
+    # --- tools ----------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> tuple[RequestedToolCall, ...]:
+        """Return the calls of this step that wait for a person's decision."""
+        if self._request is None or self.state not in ("tools", "approval"):
+            return ()
+        return tuple(item for item in self._request.calls if item.approval == "pending" and item.id not in self._results
+                     and self.executor.registry.get(item.name) is not None)
+
+    def approve(self, call_id: str) -> None:
+        """Approve the pending call ``call_id`` (state ``approval``)."""
+        self._decide("approve", call_id, "approved")
+
+    def deny(self, call_id: str) -> None:
+        """Deny the pending call ``call_id`` (state ``approval``): the model is told it was denied."""
+        self._decide("deny", call_id, "denied")
+
+    def _decide(self, method: str, call_id: str, approval: Literal["approved", "denied"]) -> None:
+        self._check(method, "approval")
+        assert self._request is not None
+        if call_id not in {item.id for item in self.pending}:
+            raise ValidationError("names no call that waits for a decision", "call_id", "unknown")
+        self._request = self._request.approve(call_id) if approval == "approved" else self._request.deny(call_id)
+        if not self.pending:
+            self.state = "tools"
+
+    def run_tools(self) -> None:
+        """Run the approved calls of this step (state ``tools``) and move on."""
+        self._check("run_tools", "tools")
+        assert self._request is not None
+        request = self.executor.apply_policy(self._request)
+        for item in request.calls:
+            if item.approval == "approved" and item.id not in self._results and item.id not in self._running:
+                self._running.add(item.id)
+                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"status": "running"})))
+        self._progress(f"Running {sum(1 for i in request.calls if i.approval == 'approved')} tool call(s)")
+        run = self.executor.process(request, completed=self._results.values())
+        self._request = run.request
+        for record in run.results:
+            self._results[record.tool_call_id] = record
+            self._report(record)
+        if run.pending and any(item.id not in self._results for item in run.pending):
+            self.state = "approval"
+            self.outcome = Outcome("approval", self.steps, pending=self.pending)
+            return
+        self._close_step()
+
+    def _progress(self, note: str) -> None:
+        done = min(99, round(100 * self.steps / self.max_steps))
+        self._emit(Progress(status="running", progress=done, message=f"Step {self.steps}: {note}"))
+
+    def _tool_message(self, item: RequestedToolCall) -> ChatMessage:
+        record = self._results.get(item.id)
+        if record is None:
+            return ChatMessage.tool(item.id, DENIED_RESULT, is_error=True)
+        if record.status == "error":
+            return ChatMessage.tool(item.id, record.error or "the tool failed", is_error=True)
+        mcp = _mcp_result(self.executor.registry, item.name, record)
+        if mcp is not None:
+            return mcp.to_message(item.id)
+        output = record.output
+        return ChatMessage.tool(item.id, output if isinstance(output, str) else json.dumps(thaw_json(output), ensure_ascii=False))
+
+    def _report(self, record: ToolResultRecord) -> None:
+        """Emit the events for one finished call: its content, artifacts, and completion."""
+        assert self._request is not None
+        item = self._request.get(record.tool_call_id)
+        tool_id = self._tool_ids[item.id]
+        message = self._tool_message(item)
+        self._emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"content": message.text})))
+        mcp = _mcp_result(self.executor.registry, item.name, record)
+        if mcp is not None:
+            for index, resource in enumerate(mcp.resources):
+                artifact = {"id": f"{item.id}:resource:{index}", "type": "mcp_resource", "content": thaw_json(resource)}
+                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]
+            if mcp.structured is not None:
+                artifact = {"id": f"{item.id}:structured", "type": "json", "content": thaw_json(mcp.structured)}
+                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]
+        status = "error" if message.is_error else "completed"
+        self._emit(ToolMessageComplete(id=tool_id, status=status, timestamp=self._clock()))
+
+    def _close_step(self) -> None:
+        """Every call of the step has its result (or was denied): append them, then continue or stop."""
+        assert self._request is not None
+        messages = []
+        for item in self._request.calls:
+            if item.id not in self._results:  # denied (by the policy or a person)
+                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"content": DENIED_RESULT})))
+                self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock()))
+            messages.append(self._tool_message(item))
+        self._append(messages)
+        failed = [
+            (item, self._results[item.id])
+            for item in self._request.calls
+            if item.id in self._results and self._results[item.id].status == "error" and not self._results[item.id].recoverable
+        ]
+        self._request = None
+        if failed:
+            item, record = failed[0]
+            self._finish("error", error=f"the tool {item.name!r} failed: {record.error}")
+        elif self.steps >= self.max_steps:
+            self._finish("step_limit", error=f"stopped after {self.steps} model calls (the step limit) with tool calls still coming")
+        else:
+            self.state = "model"
+
+    def cancel(self, reason: str = "the turn was cancelled") -> None:
+        """End the turn now: pending calls are denied (so the history stays valid)."""
+        self._check("cancel", "model", "tools", "approval")
+        if self._request is not None:
+            for item in self.pending:
+                self._request = self._request.deny(item.id)
+            for item in self._request.calls:
+                if item.approval == "approved" and item.id not in self._results:
+                    self._request = self._request.deny(item.id)
+            self.steps = max(self.steps, 0)
+            messages = []
+            for item in self._request.calls:
+                if item.id not in self._results:
+                    self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock()))
+                messages.append(self._tool_message(item))
+            self._append(messages)
+            self._request = None
+        self._finish("cancelled", error=reason)
+
+    # --- the whole loop -------------------------------------------------------------------
+
+    def run(self, model: Callable[[dict[str, Any]], Any]) -> Outcome:
+        """Drive the turn with ``model`` until it is done or waits for approval; return the outcome.
+
+        A model call that raises ends the turn with ``status="error"`` (the exception is kept on
+        the outcome); so do the other failures (see ``Outcome``). Call again after deciding
+        on the pending calls to resume.
+        """
+        if self.state == "approval":
+            raise AgentStateError("run", self.state)
+        while True:
+            if self.state == "model":
+                body = self.request()
+                try:
+                    answer = model(body)
+                except Exception as exc:
+                    self.fail(exc)
+                    continue
+                self.receive(answer)
+            elif self.state == "tools":
+                self.run_tools()
+            else:
+                assert self.outcome is not None
+                return self.outcome
+
+
+def _title(name: str) -> str:
+    return f"Calling {name}"
+
+
+def _describe_failure(what: str, exc: BaseException) -> str:
+    """Name a failure without quoting foreign text: our own errors' messages, else the type."""
+    if isinstance(exc, (ProcessingError, ValidationError)):
+        return f"{what}: {exc}"
+    return f"{what} ({type(exc).__name__})"
+
+
+def _mcp_result(registry: ToolRegistry, name: str, record: ToolResultRecord) -> McpToolResult | None:
+    tool = registry.get(name)
+    if tool is None or not isinstance(tool.function, _ToolFunction) or record.status != "success":
+        return None
+    try:
+        return McpToolResult.from_dict(thaw_json(record.output))
+    except McpError:
+        return None
+
+
+def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient]) -> ToolRegistry:
+    """Return one registry with the local tools and every MCP client's; a repeated name is refused."""
+    if tools is not None and not isinstance(tools, ToolRegistry):
+        raise TypeError(f"tools must be a ToolRegistry, got {type(tools).__name__}")
+    clients = tuple(clients)
+    if not clients and tools is not None:
+        return tools
+    combined = ToolRegistry(tools or ())
+    owners = {tool.name: "the local tools" for tool in combined}
+    for client in clients:
+        if not isinstance(client, McpClient):
+            raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
+        for tool in client.tools():
+            if tool.name in owners:
+                raise ValidationError(
+                    f"the tool name {tool.name!r} is offered by both {owners[tool.name]} and MCP server "
+                    f"{client.name!r}; rename one",
+                    "tools",
+                    "unique",
+                )
+            owners[tool.name] = f"MCP server {client.name!r}"
+            combined.add(tool)
+    return combined

@@ -1,0 +1,517 @@
+"""agentmsg.agent: the web-chat scenario over a real MCP server, and the loop's rules one by one.
+
+The models are scripted stand-ins that read each request the way the provider's API would and
+answer in its wire shape, built from the recorded payloads in /work/shared/provider-fixtures
+(copied into tests/data/agent/): only the text, the tool name and the arguments are changed.
+"""
+
+import base64
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentmsg import ChatMessage, ConversationHistory
+from agentmsg.agent import AgentStateError, AgentTurn
+from agentmsg.context import DENIED_RESULT
+from agentmsg.errors import ValidationError
+from agentmsg.events import (
+    ChatRequest,
+    Completion,
+    ImageAttachment,
+    MessageChunk,
+    MessageStart,
+    Progress,
+    SessionReducer,
+    ToolArtifact,
+    ToolMessageComplete,
+    ToolMessageStart,
+    ToolMessageUpdate,
+    encode,
+)
+from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
+from agentmsg.io.mcp import McpClient
+from agentmsg.io.store import MessageStore
+from agentmsg.providers import anthropic, ollama, openai
+
+from mcp_http import http_server
+
+TESTS = Path(__file__).parent
+DATA = TESTS / "data" / "agent"
+REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+RECIPES = "Pancakes\nTomato soup\nOmelette"
+QUESTION = "What recipes do I have?"
+LOOKING = "Let me check your cookbook."
+ANSWER = "You have three recipes: Pancakes, Tomato soup and Omelette."
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def fixture(name):
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+# --- scripted models, one per wire format --------------------------------------------------------
+
+
+def tool_results(provider, body):
+    """Return {call id or tool name: result text} of the tool results the request ends with."""
+    messages = body["messages"]
+    if provider is anthropic:
+        last = messages[-1]
+        assert last["role"] == "user" and isinstance(last["content"], list)
+        return {b["tool_use_id"]: b.get("content", "") for b in last["content"] if b["type"] == "tool_result"}
+    out = {}
+    for message in reversed(messages):
+        if message["role"] != "tool":
+            break
+        out[message.get("tool_call_id") or message.get("tool_name")] = message["content"]
+    return out
+
+
+def answer(provider, text, calls=()):
+    """A response body in the provider's recorded shape with ``text`` and ``calls`` [(id, name, args)]."""
+    if provider is anthropic:
+        body = fixture("anthropic_response_text_and_tool_use.json")
+        content = [{"type": "text", "text": text}] if text else []
+        for call_id, name, args in calls:
+            content.append({"type": "tool_use", "id": call_id, "name": name, "input": args, "caller": {"type": "direct"}})
+        body["content"] = content
+        body["stop_reason"] = "tool_use" if calls else "end_turn"
+        return body
+    if provider is openai:
+        body = fixture("openai_response_tool_call_recorded.json")
+        message = body["choices"][0]["message"]
+        message["content"] = text or None
+        if calls:
+            message["tool_calls"] = [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for call_id, name, args in calls
+            ]
+        else:
+            del message["tool_calls"]
+        body["choices"][0]["finish_reason"] = "tool_calls" if calls else "stop"
+        return body
+    body = fixture("ollama_response_tool_calls.json" if calls else "ollama_response_after_tool_result.json")
+    body["message"]["content"] = text
+    if calls:
+        body["message"]["tool_calls"] = [{"function": {"name": name, "arguments": args}} for _, name, args in calls]
+    return body
+
+
+def anthropic_stream(text, calls):
+    """Messages API stream events in the recorded shape: text in pieces, then tool_use blocks."""
+    recorded = fixture("anthropic_stream_text_then_tool_use.json")
+    events = [copy.deepcopy(recorded[0]), {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, {"type": "ping"}]
+    for piece in text.split(" "):
+        events.append({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece + " "}})
+    events.append({"type": "content_block_stop", "index": 0})
+    for i, (call_id, name, args) in enumerate(calls, start=1):
+        events.append({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use", "id": call_id, "name": name, "caller": {"type": "direct"}, "input": {}}})
+        events.append({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+class RecipeModel:
+    """The web-chat scenario's model: text plus list_recipes, then the answer built from its result."""
+
+    def __init__(self, provider, stream=False):
+        self.provider = provider
+        self.stream = stream
+        self.requests = []
+
+    def __call__(self, body):
+        self.requests.append(body)
+        last = body["messages"][-1]
+        if last["role"] == "user" and not (self.provider is anthropic and isinstance(last["content"], list)
+                                           and last["content"][0].get("type") == "tool_result"):
+            calls = [("toolu_01Recipes" if self.provider is anthropic else "call_recipes", "list_recipes", {})]
+            if self.stream:
+                return iter(anthropic_stream(LOOKING, calls))
+            return answer(self.provider, LOOKING, calls)
+        (result,) = tool_results(self.provider, body).values()
+        assert result == RECIPES, "the model must see the tool's result"
+        text = "You have three recipes: " + ", ".join(result.split("\n")[:-1]) + " and " + result.split("\n")[-1] + "."
+        if self.stream:
+            return iter(anthropic_stream(text, ()))
+        return answer(self.provider, text)
+
+
+PARAMS = {
+    anthropic: {"model": "claude-haiku-4-5", "max_tokens": 1024},
+    openai: {"model": "gpt-4.1-mini"},
+    ollama: {"model": "llama3.2"},
+}
+
+
+@pytest.fixture(scope="module")
+def kitchen():
+    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
+        yield client
+
+
+def run_scenario(provider, client, stream=False):
+    history = ConversationHistory([ChatMessage.system("You are a helpful cook.")])
+    events = []
+    store = MessageStore(":memory:")
+    params = dict(PARAMS[provider], stream=True) if stream else PARAMS[provider]
+    turn = AgentTurn(
+        provider, history, ChatRequest(message=QUESTION), mcp=[client],
+        policy=ApprovalPolicy({"list_recipes": "auto"}), params=params,
+        on_event=events.append, store=store, conversation_id="c1",
+    )
+    model = RecipeModel(provider, stream)
+    outcome = turn.run(model)
+    return turn, outcome, history, events, store, model
+
+
+def check_events(events, chunks=(1, 1)):
+    """The sequence the chat client expects, accepted by the protocol's reducer."""
+    kinds = [type(e) for e in events]
+    expected = (
+        [MessageStart] + [MessageChunk] * chunks[0]
+        + [ToolMessageStart, ToolMessageUpdate, Progress, ToolMessageUpdate, ToolMessageComplete]
+        + [MessageStart] + [MessageChunk] * chunks[1] + [Completion]
+    )
+    assert kinds == expected
+    session = SessionReducer(clock=lambda: "2026-11-26T09:00:00Z")
+    session.apply(ChatRequest(message=QUESTION))
+    for event in events:
+        encode(event)  # each is a valid wire event
+        session.apply(event)
+    assert session.completion.success is True and not session.turn_open
+    user, looking, tool, final = session.history()
+    assert user["content"] == QUESTION
+    assert looking["kind"] == "chat" and looking["content"].strip() == LOOKING
+    assert tool["kind"] == "tool" and tool["toolName"] == "list_recipes"
+    assert tool["status"] == "completed" and tool["content"] == RECIPES
+    assert final["kind"] == "chat" and final["content"].strip() == ANSWER
+    return session
+
+
+@pytest.mark.parametrize("provider", [anthropic, openai, ollama], ids=["anthropic", "openai", "ollama"])
+def test_web_chat_scenario(provider, kitchen):
+    turn, outcome, history, events, store, model = run_scenario(provider, kitchen)
+    assert outcome.status == "completed" and outcome.steps == 2
+    assert outcome.message.text == ANSWER  # what the user sees
+    assert [m.role.name for m in history] == ["SYSTEM", "USER", "ASSISTANT", "TOOL", "ASSISTANT"]
+    assert history.messages[2].text == LOOKING and history.messages[2].tool_calls[0].name == "list_recipes"
+    history.validate()
+    check_events(events)
+    # the stored conversation reloads equal (the system prompt is not stored)
+    assert store.load("c1") == history.messages[1:]
+    # the model was offered the MCP tool in the provider's shape
+    offered = model.requests[0]["tools"]
+    names = [t["name"] if provider is anthropic else t["function"]["name"] for t in offered]
+    assert "list_recipes" in names and "db_x2e_query" in names
+
+
+def test_web_chat_scenario_streamed(kitchen):
+    turn, outcome, history, events, store, model = run_scenario(anthropic, kitchen, stream=True)
+    assert outcome.status == "completed" and outcome.message.text.strip() == ANSWER
+    assert model.requests[0]["stream"] is True
+    check_events(events, chunks=(len(LOOKING.split(" ")), len(ANSWER.split(" "))))  # one chunk per delta
+    assert store.load("c1") == history.messages[1:]
+
+
+def test_web_chat_scenario_over_streamable_http():
+    with http_server() as url, McpClient(url, name="kitchen", timeout=30) as client:
+        turn, outcome, history, events, store, model = run_scenario(openai, client)
+    assert outcome.status == "completed" and outcome.message.text == ANSWER
+    check_events(events)
+
+
+@pytest.mark.parametrize("provider", [anthropic, openai, ollama], ids=["anthropic", "openai", "ollama"])
+def test_image_attachment_reaches_the_model_in_the_provider_shape(provider):
+    seen = []
+
+    def model(body):
+        seen.append(body)
+        return answer(provider, "A pancake.")
+
+    request = ChatRequest(message="What is this dish?", image=ImageAttachment(data=PNG_B64, media_type="image/png"))
+    history = ConversationHistory([ChatMessage.system("You are a cook.")])
+    outcome = AgentTurn(provider, history, request, params=PARAMS[provider]).run(model)
+    assert outcome.status == "completed" and outcome.message.text == "A pancake."
+    user = seen[0]["messages"][-1]
+    if provider is anthropic:
+        assert user["content"] == [
+            {"type": "text", "text": "What is this dish?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}},
+        ]
+    elif provider is openai:
+        assert user["content"] == [
+            {"type": "text", "text": "What is this dish?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64," + PNG_B64}},
+        ]
+    else:
+        assert user == {"role": "user", "content": "What is this dish?", "images": [PNG_B64]}
+
+
+def test_mcp_image_results_reach_the_model_as_images(kitchen):
+    seen = []
+
+    def model(body):
+        seen.append(body)
+        if len(seen) == 1:
+            return answer(anthropic, "", [("toolu_photo", "recipe_photo", {"name": "Pancakes"})])
+        return answer(anthropic, "Here it is.")
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    outcome = AgentTurn(anthropic, history, "Show me pancakes", mcp=[kitchen],
+                        policy=ApprovalPolicy(default="auto"), params=PARAMS[anthropic]).run(model)
+    assert outcome.status == "completed"
+    (block,) = seen[1]["messages"][-1]["content"]
+    assert block["type"] == "tool_result"
+    assert [b["type"] for b in block["content"]] == ["text", "image"]
+    assert block["content"][1]["source"]["media_type"] == "image/png"
+
+
+def test_mcp_resources_and_progress_become_events(kitchen):
+    events = []
+
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            return answer(openai, None, [("call_card", "recipe_card", {"name": "Pancakes"})])
+        return answer(openai, "Done.")
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    AgentTurn(openai, history, "Card please", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+              params=PARAMS[openai], on_event=events.append).run(model)
+    (artifact,) = [e for e in events if isinstance(e, ToolArtifact)]
+    assert artifact.artifact["type"] == "mcp_resource"
+    assert artifact.artifact["content"]["resource"]["uri"] == "recipes://Pancakes"
+    session = SessionReducer()
+    session.apply(ChatRequest(message="Card please"))
+    for event in events:
+        session.apply(event)
+    assert [a["id"] for a in session.artifacts] == [artifact.artifact_id]
+
+
+# --- the loop's rules, with local tools -------------------------------------------------------
+
+
+def counting_registry():
+    calls = {"bake": 0, "taste": 0}
+    registry = ToolRegistry()
+
+    @registry.register
+    def bake(dish: str) -> str:
+        """Bake a dish."""
+        calls["bake"] += 1
+        return f"{dish} baked"
+
+    @registry.register(safe=True)
+    def taste(dish: str) -> str:
+        """Taste a dish."""
+        calls["taste"] += 1
+        return f"{dish} tastes good"
+
+    @registry.register
+    def burn(dish: str) -> str:
+        """Burn a dish."""
+        raise RuntimeError("the oven caught fire")
+
+    return registry, calls
+
+
+def two_calls_then_answer(calls):
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            return answer(openai, "Working.", calls)
+        results = tool_results(openai, body)
+        return answer(openai, " | ".join(results[call_id] for call_id, _, _ in calls))
+
+    return model
+
+
+def new_turn(registry, policy, **kwargs):
+    history = ConversationHistory([ChatMessage.system("s")])
+    kwargs.setdefault("params", PARAMS[openai])
+    return AgentTurn(openai, history, "Cook", tools=registry, policy=policy, **kwargs), history
+
+
+def test_approval_stops_the_turn_and_resume_runs_nothing_twice():
+    registry, counts = counting_registry()
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy({"taste": "auto"}, default="ask"), on_event=events.append)
+    model = two_calls_then_answer([("c1", "taste", {"dish": "soup"}), ("c2", "bake", {"dish": "bread"})])
+    outcome = turn.run(model)
+    assert outcome.status == "approval" and [p.id for p in outcome.pending] == ["c2"]
+    assert turn.state == "approval" and counts == {"bake": 0, "taste": 1}
+    assert not any(isinstance(e, Completion) for e in events)
+    with pytest.raises(AgentStateError, match="state 'approval'"):
+        turn.run(model)
+    with pytest.raises(AgentStateError):
+        turn.run_tools()
+    with pytest.raises(ValidationError) as info:
+        turn.approve("c1")  # already ran: not pending
+    assert info.value.code == "unknown"
+    turn.approve("c2")
+    assert turn.state == "tools"
+    outcome = turn.run(model)
+    assert outcome.status == "completed" and counts == {"bake": 1, "taste": 1}
+    assert outcome.message.text == "soup tastes good | bread baked"
+    history.validate()
+    session = SessionReducer()
+    session.apply(ChatRequest(message="Cook"))
+    for event in events:
+        session.apply(event)
+    assert [e["status"] for e in session.history() if e.get("kind") == "tool"] == ["completed", "completed"]
+
+
+def test_denied_call_tells_the_model():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, ApprovalPolicy(default="ask"))
+    model = two_calls_then_answer([("c1", "bake", {"dish": "bread"})])
+    assert turn.run(model).status == "approval"
+    turn.deny("c1")
+    outcome = turn.run(model)
+    # (the OpenAI codec marks an error result with "Error: ", the API having no flag for it)
+    assert outcome.status == "completed" and outcome.message.text == "Error: " + DENIED_RESULT
+    assert counts["bake"] == 0
+    assert history.messages[3] == ChatMessage.tool("c1", DENIED_RESULT, is_error=True)
+
+
+def test_deny_policy_never_runs_and_the_turn_goes_on():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, ApprovalPolicy({"bake": "deny"}, default="auto"))
+    outcome = turn.run(two_calls_then_answer([("c1", "bake", {"dish": "bread"})]))
+    assert outcome.status == "completed" and counts["bake"] == 0
+
+
+def test_step_by_step_driving_and_misuse():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
+    model = two_calls_then_answer([("c1", "taste", {"dish": "soup"}), ("c2", "taste", {"dish": "tea"})])
+    assert turn.state == "model"
+    with pytest.raises(AgentStateError, match="run_tools\\(\\) is not allowed in state 'model'"):
+        turn.run_tools()
+    turn.receive(model(turn.request()))
+    assert turn.state == "tools"
+    with pytest.raises(AgentStateError):
+        turn.request()
+    turn.run_tools()
+    assert turn.state == "model" and counts["taste"] == 2
+    turn.receive(model(turn.request()))
+    assert turn.state == "done" and turn.outcome.message.text == "soup tastes good | tea tastes good"
+    with pytest.raises(AgentStateError, match="state 'done'"):
+        turn.receive({})
+
+
+def test_step_limit_is_an_outcome_and_the_history_stays_valid():
+    registry, counts = counting_registry()
+    events = []
+
+    def model(body):
+        n = len(body["messages"])
+        return answer(openai, None, [(f"c{n}", "taste", {"dish": "soup"})])
+
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"), max_steps=2, on_event=events.append)
+    outcome = turn.run(model)
+    assert outcome.status == "step_limit" and outcome.steps == 2 and counts["taste"] == 2
+    assert "step limit" in outcome.error
+    assert events[-1] == Completion.failed(outcome.error)
+    history.validate()
+
+
+def test_model_errors_end_the_turn_with_a_completion():
+    registry, _ = counting_registry()
+    for model, words in [
+        (lambda body: (_ for _ in ()).throw(ConnectionError("secret token abc")), "the model call failed (ConnectionError)"),
+        (lambda body: {"choices": "nope"}, "the model's answer could not be read"),
+        (lambda body: {"error": {"type": "overloaded_error", "message": "Overloaded"}, "type": "error"}, "the model's answer could not be read"),
+    ]:
+        events = []
+        turn, history = new_turn(registry, ApprovalPolicy(default="auto"), on_event=events.append)
+        outcome = turn.run(model)
+        assert outcome.status == "error" and words in outcome.error
+        assert "secret" not in outcome.error
+        assert events[-1] == Completion.failed(outcome.error)
+        history.validate()
+
+
+def test_a_stream_that_breaks_half_way_ends_the_turn():
+    def model(body):
+        def events():
+            yield from anthropic_stream("partial answer", ())[:4]
+            raise TimeoutError("read timed out")
+
+        return events()
+
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(anthropic, history, "Hi", params=dict(PARAMS[anthropic], stream=True), on_event=events.append)
+    outcome = turn.run(model)
+    assert outcome.status == "error" and outcome.error == "the model call failed (TimeoutError)"
+    assert isinstance(outcome.exception, TimeoutError)
+    assert [type(e) for e in events] == [MessageStart, MessageChunk, Completion]
+    assert [m.role.name for m in history] == ["SYSTEM", "USER"]
+
+
+def test_an_unrecoverable_tool_failure_ends_the_turn_a_recoverable_one_goes_back():
+    registry, _ = counting_registry()
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
+    outcome = turn.run(two_calls_then_answer([("c1", "burn", {"dish": "toast"})]))
+    assert outcome.status == "error" and "the tool 'burn' failed: RuntimeError: the oven caught fire" == outcome.error
+    assert history.messages[-1].is_error and history.messages[-1].tool_call_id == "c1"
+    history.validate()
+    # bad arguments are recoverable: the model reads the error and the turn goes on
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
+    outcome = turn.run(two_calls_then_answer([("c1", "bake", {"dish": 3})]))
+    assert outcome.status == "completed" and outcome.message.text.startswith("Error: invalid arguments: dish")
+
+
+def test_an_mcp_failure_ends_the_turn():
+    client = McpClient(REAL_SERVER, name="kitchen", timeout=30).start()
+    events = []
+
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            client.close()  # the server goes away between the model's answer and the tool call
+            return answer(openai, None, [("c1", "list_recipes", {})])
+        return answer(openai, "never")
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    outcome = AgentTurn(openai, history, "Recipes?", mcp=[client], policy=ApprovalPolicy(default="auto"),
+                        params=PARAMS[openai], on_event=events.append).run(model)
+    assert outcome.status == "error" and "MCP server 'kitchen'" in outcome.error
+    assert events[-1] == Completion.failed(outcome.error)
+    history.validate()
+
+
+def test_cancel_denies_what_waits():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, ApprovalPolicy(default="ask"))
+    assert turn.run(two_calls_then_answer([("c1", "bake", {"dish": "bread"})])).status == "approval"
+    turn.cancel("the user left")
+    assert turn.outcome.status == "cancelled" and turn.outcome.error == "the user left"
+    history.validate()
+    assert counts["bake"] == 0
+
+
+def test_one_namespace_refuses_a_clash(kitchen):
+    registry = ToolRegistry()
+
+    @registry.register
+    def list_recipes() -> str:
+        """Local recipes."""
+        return ""
+
+    with pytest.raises(ValidationError) as info:
+        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), tools=registry, mcp=[kitchen])
+    assert info.value.code == "unique" and "'list_recipes'" in str(info.value) and "'kitchen'" in str(info.value)
+
+
+def test_constructor_checks():
+    history = ConversationHistory([ChatMessage.system("s")])
+    with pytest.raises(TypeError, match="provider module"):
+        AgentTurn(object(), history)
+    with pytest.raises(TypeError, match="max_steps"):
+        AgentTurn(openai, history, max_steps=0)
+    with pytest.raises(TypeError, match="conversation_id"):
+        AgentTurn(openai, history, store=MessageStore(":memory:"))
