@@ -66,9 +66,10 @@ each completed message is saved to ``store`` when one is given.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from ._frozen import FrozenDict, thaw_json
@@ -88,13 +89,14 @@ from .events import (
     ToolMessageUpdate,
 )
 from .history import ConversationHistory
-from .io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry
+from .io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry
 from .io.mcp import McpClient, McpError, McpToolResult, _ToolFunction
 from .io.store import MessageStore
 from .messages import ChatMessage
 from .providers import Response
 from .records import RequestedToolCall, ToolRequest, ToolResultRecord
 from .streaming import ToolCallDelta
+from .tools import to_canonical_name, to_wire_name
 
 __all__ = ["AgentTurn", "AgentStateError", "Outcome", "Provider", "State"]
 
@@ -213,7 +215,7 @@ class AgentTurn:
         self.conversation_id = conversation_id
         self._new_id = new_id
         self._clock = clock
-        registry = _one_namespace(tools, mcp)
+        registry = _one_namespace(tools, mcp, provider)
         self.tools = registry
         self.executor = ToolExecutor(registry, policy, timeout=tool_timeout)
         self.state: State = "model"
@@ -504,7 +506,27 @@ def _mcp_result(registry: ToolRegistry, name: str, record: ToolResultRecord) -> 
         return None
 
 
-def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient]) -> ToolRegistry:
+def _offered_name(provider: Any, tool: Tool, taken: Mapping[str, str]) -> str:
+    """Return the name to offer an MCP tool under: its canonical name, or an alias the provider takes.
+
+    ``db.query`` is ``db_x2e_query`` inside agentmsg and goes out as ``db.query``, which OpenAI
+    and Anthropic refuse; such a tool is offered as ``db_query`` (each character the provider
+    refuses becomes ``_``, and ``_2``, ``_3``... keep aliases apart), and the calls come back to it.
+    """
+    try:
+        provider.to_tools([tool.definition])
+        return tool.name
+    except ValidationError:
+        pass
+    base = re.sub(r"[^A-Za-z0-9_]", "_", to_wire_name(tool.name))[:60] or "tool"
+    alias, n = base, 1
+    while alias in taken or to_canonical_name(alias) != alias:
+        n += 1
+        alias = f"{base}_{n}"
+    return alias
+
+
+def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], provider: Any) -> ToolRegistry:
     """Return one registry with the local tools and every MCP client's; a repeated name is refused."""
     if tools is not None and not isinstance(tools, ToolRegistry):
         raise TypeError(f"tools must be a ToolRegistry, got {type(tools).__name__}")
@@ -517,6 +539,9 @@ def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient]) -> 
         if not isinstance(client, McpClient):
             raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
         for tool in client.tools():
+            name = _offered_name(provider, tool, owners)
+            if name != tool.name:
+                tool = replace(tool, definition=replace(tool.definition, name=name))
             if tool.name in owners:
                 raise ValidationError(
                     f"the tool name {tool.name!r} is offered by both {owners[tool.name]} and MCP server "

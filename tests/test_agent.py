@@ -207,7 +207,8 @@ def test_web_chat_scenario(provider, kitchen):
     # the model was offered the MCP tool in the provider's shape
     offered = model.requests[0]["tools"]
     names = [t["name"] if provider is anthropic else t["function"]["name"] for t in offered]
-    assert "list_recipes" in names and "db_x2e_query" in names
+    # db.query goes out under its own name where the provider takes it, else under an alias
+    assert "list_recipes" in names and ("db.query" if provider is ollama else "db_query") in names
 
 
 def test_web_chat_scenario_streamed(kitchen):
@@ -515,3 +516,20 @@ def test_constructor_checks():
         AgentTurn(openai, history, max_steps=0)
     with pytest.raises(TypeError, match="conversation_id"):
         AgentTurn(openai, history, store=MessageStore(":memory:"))
+
+
+def test_an_mcp_tool_name_the_provider_refuses_is_offered_under_an_alias(kitchen):
+    seen = []
+
+    def model(body):
+        seen.append(body)
+        if len(seen) == 1:
+            return answer(openai, None, [("c1", "db_query", {"sql": "select 1"})])
+        return answer(openai, tool_results(openai, body)["c1"])
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(openai, history, "Query", mcp=[kitchen], policy=ApprovalPolicy(default="auto"), params=PARAMS[openai])
+    assert "db_query" in turn.tools and "db_x2e_query" not in turn.tools
+    assert turn.run(model).message.text == "1 row for select 1"  # the server got its own name, db.query
+    turn = AgentTurn(ollama, ConversationHistory([ChatMessage.system("s")]), "Query", mcp=[kitchen])
+    assert "db_x2e_query" in turn.tools  # Ollama takes db.query as it is

@@ -145,7 +145,8 @@ def test_core_plus_providers_copy(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "extra",
-    [["records"], ["events"], ["records", "io"], ["providers", "records", "events", "io", "validate"]],
+    [["records"], ["events"], ["records", "io"], ["providers", "records", "events", "io", "agent"],
+     ["providers", "records", "events", "io", "validate"]],
     ids=lambda groups: "+".join(groups),
 )
 def test_documented_dependencies_suffice(tmp_path: Path, extra: list[str]) -> None:
