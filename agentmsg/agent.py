@@ -60,13 +60,17 @@ tool failure, the step limit, ``cancel``) never leaves a tool call unanswered. E
 reported through ``on_event`` as the socket events of ``agentmsg.events`` (``message:start`` and
 ``message:chunk`` for text, ``tool:message:start``/``update``/``complete`` per call,
 ``tool:artifact`` for MCP resources and structured content, ``progress``, one ``completion``), and
-each completed message is saved to ``store`` when one is given.
+each completed message is saved to ``store`` when one is given. An MCP server's progress
+notifications for a call become ``tool:message:update`` events with ``progressText``; those are
+emitted from the thread that runs the call, while ``run_tools`` waits for it. When an MCP server
+says its tool list changed, the next request offers the new list.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -101,6 +105,8 @@ from .tools import to_canonical_name, to_wire_name
 __all__ = ["AgentTurn", "AgentStateError", "Outcome", "Provider", "State"]
 
 State = Literal["model", "tools", "approval", "done"]
+ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+Route = Callable[[str, Mapping[str, Any]], "ProgressCallback | None"]
 Status = Literal["completed", "approval", "step_limit", "error", "cancelled"]
 
 
@@ -215,7 +221,11 @@ class AgentTurn:
         self.conversation_id = conversation_id
         self._new_id = new_id
         self._clock = clock
-        registry = _one_namespace(tools, mcp, provider)
+        self._local = tools
+        self._clients = tuple(mcp)
+        self._routes: dict[tuple[str, str], list[str]] = {}  # MCP call (name, arguments) -> tool message ids
+        self._routes_lock = threading.Lock()
+        registry = _one_namespace(tools, self._clients, provider, self._route)
         self.tools = registry
         self.executor = ToolExecutor(registry, policy, timeout=tool_timeout)
         self.state: State = "model"
@@ -270,6 +280,9 @@ class AgentTurn:
     def request(self) -> dict[str, Any]:
         """Return the request body for the next model call (state ``model``)."""
         self._check("request", "model")
+        if any(client.tools_changed for client in self._clients):  # the server said its tools changed
+            self.tools = _one_namespace(self._local, self._clients, self.provider, self._route)
+            self.executor.registry = self.tools
         return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]
 
     def receive(self, answer: Any) -> None:
@@ -370,6 +383,12 @@ class AgentTurn:
                 self._running.add(item.id)
                 self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"status": "running"})))
         self._progress(f"Running {sum(1 for i in request.calls if i.approval == 'approved')} tool call(s)")
+        with self._routes_lock:
+            self._routes = {}
+            for item in request.calls:
+                if item.approval == "approved" and item.id not in self._results:
+                    key = (item.name, _arguments_key(thaw_json(item.call.arguments)))
+                    self._routes.setdefault(key, []).append(self._tool_ids[item.id])
         run = self.executor.process(request, completed=self._results.values())
         self._request = run.request
         for record in run.results:
@@ -380,6 +399,20 @@ class AgentTurn:
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
             return
         self._close_step()
+
+    def _route(self, name: str, arguments: Mapping[str, Any]) -> ProgressCallback | None:
+        """Return the progress callback for an MCP call about to run (called on the tool's thread)."""
+        with self._routes_lock:
+            ids = self._routes.get((name, _arguments_key(arguments)))
+            tool_id = ids.pop(0) if ids else None
+        if tool_id is None:
+            return None
+
+        def progress(done: float, total: float | None, note: str | None) -> None:
+            text = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
+            self._emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"progressText": f"{text} {note}" if note else text})))
+
+        return progress
 
     def _progress(self, note: str) -> None:
         done = min(99, round(100 * self.steps / self.max_steps))
@@ -496,9 +529,32 @@ def _describe_failure(what: str, exc: BaseException) -> str:
     return f"{what} ({type(exc).__name__})"
 
 
+def _arguments_key(arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+class _McpCall:
+    """An MCP tool's function in the turn's registry: calls the server, routing its progress to the call's events."""
+
+    __slots__ = ("client", "name", "offered", "route")
+
+    def __init__(self, client: McpClient, name: str, offered: str, route: Route) -> None:
+        self.client = client
+        self.name = name
+        self.offered = offered
+        self.route = route
+
+    def __call__(self, **arguments: Any) -> dict[str, Any]:
+        progress = self.route(self.offered, arguments)
+        return self.client.call_tool(self.name, arguments, on_progress=progress).to_dict()
+
+    def __repr__(self) -> str:
+        return f"<MCP tool {self.name!r} of {self.client.name!r}>"
+
+
 def _mcp_result(registry: ToolRegistry, name: str, record: ToolResultRecord) -> McpToolResult | None:
     tool = registry.get(name)
-    if tool is None or not isinstance(tool.function, _ToolFunction) or record.status != "success":
+    if tool is None or not isinstance(tool.function, (_ToolFunction, _McpCall)) or record.status != "success":
         return None
     try:
         return McpToolResult.from_dict(thaw_json(record.output))
@@ -526,7 +582,7 @@ def _offered_name(provider: Any, tool: Tool, taken: Mapping[str, str]) -> str:
     return alias
 
 
-def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], provider: Any) -> ToolRegistry:
+def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], provider: Any, route: Route) -> ToolRegistry:
     """Return one registry with the local tools and every MCP client's; a repeated name is refused."""
     if tools is not None and not isinstance(tools, ToolRegistry):
         raise TypeError(f"tools must be a ToolRegistry, got {type(tools).__name__}")
@@ -540,8 +596,8 @@ def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], pro
             raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
         for tool in client.tools():
             name = _offered_name(provider, tool, owners)
-            if name != tool.name:
-                tool = replace(tool, definition=replace(tool.definition, name=name))
+            function = _McpCall(client, tool.name, name, route)
+            tool = replace(tool, definition=replace(tool.definition, name=name), function=function)
             if tool.name in owners:
                 raise ValidationError(
                     f"the tool name {tool.name!r} is offered by both {owners[tool.name]} and MCP server "

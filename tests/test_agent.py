@@ -533,3 +533,97 @@ def test_an_mcp_tool_name_the_provider_refuses_is_offered_under_an_alias(kitchen
     assert turn.run(model).message.text == "1 row for select 1"  # the server got its own name, db.query
     turn = AgentTurn(ollama, ConversationHistory([ChatMessage.system("s")]), "Query", mcp=[kitchen])
     assert "db_x2e_query" in turn.tools  # Ollama takes db.query as it is
+
+
+def openai_stream(text, calls):
+    """Chat Completions stream chunks in the recorded shape: text in pieces, then tool-call deltas."""
+    envelope = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1727346168, "model": "gpt-4o-2024-08-06",
+                "system_fingerprint": "fp_5050236cbd"}
+
+    def chunk(delta, finish=None):
+        return {**envelope, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    out += [chunk({"content": piece + " "}) for piece in text.split(" ")] if text else []
+    for i, (call_id, name, args) in enumerate(calls):
+        out.append(chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}]}))
+        out.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": json.dumps(args)}}]}))
+    out.append(chunk({}, "tool_calls" if calls else "stop"))
+    out.append({**envelope, "choices": [], "usage": {"prompt_tokens": 14, "completion_tokens": 30, "total_tokens": 44}})
+    return out
+
+
+def test_openai_stream_text_is_forwarded_as_it_arrives(kitchen):
+    events = []
+
+    def model(body):
+        assert body["stream"] is True
+        if body["messages"][-1]["role"] == "user":
+            return iter(openai_stream(LOOKING, [("call_1", "list_recipes", {})]))
+        return iter(openai_stream("Done.", []))
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    outcome = AgentTurn(openai, history, QUESTION, mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+                        params=dict(PARAMS[openai], stream=True), on_event=events.append).run(model)
+    assert outcome.status == "completed" and history.messages[2].tool_calls[0].name == "list_recipes"
+    chunks = [e.chunk for e in events if isinstance(e, MessageChunk)]
+    assert chunks == [w + " " for w in LOOKING.split(" ")] + ["Done. "]
+    assert history.messages[3].text == RECIPES
+
+
+def test_mcp_progress_becomes_tool_message_updates(kitchen):
+    events = []
+
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            return answer(openai, None, [("c1", "slow_count", {"to": 3})])
+        return answer(openai, "Counted.")
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    AgentTurn(openai, history, "Count", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+              params=PARAMS[openai], on_event=events.append).run(model)
+    progress = [e.patch["progressText"] for e in events if isinstance(e, ToolMessageUpdate) and "progressText" in e.patch]
+    assert progress == ["1/3 counted 1", "2/3 counted 2", "3/3 counted 3"]
+    session = SessionReducer()
+    session.apply(ChatRequest(message="Count"))
+    for event in events:
+        session.apply(event)
+    (tool,) = [e for e in session.history() if e.get("kind") == "tool"]
+    assert tool["progressText"] == "3/3 counted 3" and tool["status"] == "completed"
+
+
+def test_safe_calls_run_in_parallel():
+    import threading
+
+    barrier = threading.Barrier(2, timeout=60)  # only two calls running at once get past it
+    registry = ToolRegistry()
+
+    @registry.register(safe=True)
+    def weigh(item: str) -> str:
+        """Weigh an ingredient."""
+        barrier.wait()
+        return f"{item}: 100 g"
+
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
+    outcome = turn.run(two_calls_then_answer([("c1", "weigh", {"item": "flour"}), ("c2", "weigh", {"item": "sugar"})]))
+    assert outcome.status == "completed" and outcome.message.text == "flour: 100 g | sugar: 100 g"
+
+
+def test_a_changed_tool_list_is_offered_at_the_next_request():
+    seen = []
+
+    def model(body):
+        seen.append([t["function"]["name"] for t in body["tools"]])
+        if len(seen) == 1:
+            return answer(openai, None, [("c1", "add_tool", {"name": "fresh_tool"})])
+        if len(seen) == 2:
+            return answer(openai, None, [("c2", "fresh_tool", {})])
+        return answer(openai, tool_results(openai, body)["c2"])
+
+    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
+        history = ConversationHistory([ChatMessage.system("s")])
+        turn = AgentTurn(openai, history, "Add a tool", mcp=[client], policy=ApprovalPolicy(default="auto"),
+                         params=PARAMS[openai])
+        outcome = turn.run(model)
+    assert "fresh_tool" not in seen[0] and "fresh_tool" in seen[1]
+    assert outcome.status == "completed" and outcome.message.text == "added tool works"
