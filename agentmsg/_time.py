@@ -88,7 +88,7 @@ def check_timestamp(value: object, path: str) -> datetime:
     if not isinstance(value, datetime):
         raise ValidationError(f"expected a datetime, got {type(value).__name__}", path, "type")
     if value.tzinfo is None or value.utcoffset() is None:
-        raise ValidationError("datetime must be timezone-aware", path, "timezone")
+        raise ValidationError("datetime must be timezone-aware", path, "value")
     try:
         return value.astimezone(timezone.utc)
     except (OverflowError, ValueError):

@@ -255,7 +255,7 @@ class ConversationContext:
             raise ValidationError(f"expected a record, got {type(record).__name__}", "", "type")
         with self._lock:
             if self._find(record.id):
-                raise ValidationError("a record with this id is already in the context", "id", "duplicate")
+                raise ValidationError("a record with this id is already in the context", "id", "unique")
             self._branches[self._branch].append(record)
             self._dirty.add(record.id)
             return record
@@ -377,7 +377,7 @@ class ConversationContext:
         check_branch_name(name)
         with self._lock:
             if name in self._branches:
-                raise ValidationError("a branch with this name already exists", "branch", "duplicate")
+                raise ValidationError("a branch with this name already exists", "branch", "unique")
             records = self._get_branch(self._branch if source is None else source)
             if at is not None:
                 ids = [record.id for record in records]
@@ -402,7 +402,7 @@ class ConversationContext:
                 return None
             control = SystemControl.branch_switch(self._branch, name, id=record_id)
             if self._find(control.id):
-                raise ValidationError("a record with this id is already in the context", "id", "duplicate")
+                raise ValidationError("a record with this id is already in the context", "id", "unique")
             self._branch = name
             self.add(control)
             return control
@@ -444,7 +444,7 @@ class ConversationContext:
             total = fixed + _estimate(estimator, _system_text(system, dropped))
             while total > max_tokens:
                 if not order:
-                    raise ValidationError("the conversation does not fit the token budget", "max_tokens", "budget")
+                    raise ValidationError("the conversation does not fit the token budget", "max_tokens", "size")
                 victim = order.pop(0)
                 dropped.add(victim)
                 before, total = total, fixed + _estimate(estimator, _system_text(system, dropped))
@@ -500,7 +500,7 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Option
     for index, record in enumerate(records):
         if isinstance(record, ToolResultRecord):
             if record.tool_call_id in results:
-                raise _not_ready(index, "a second result for the same tool call", "duplicate")
+                raise _not_ready(index, "a second result for the same tool call", "unique")
             results[record.tool_call_id] = record
 
     system: list[tuple[Optional[str], str]] = [(None, prompt)] if prompt else []
@@ -537,17 +537,17 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Option
                 said.append(record.text)
         elif isinstance(record, FileReference):
             if record.status == "pending":
-                raise _not_ready(index, "file reference is not resolved yet", "unresolved")
+                raise _not_ready(index, "file reference is not resolved yet", "pending")
             flush_assistant()
             user.append(TextPart(_render_file(record)))
         elif isinstance(record, ImageRecord):
             if record.state == "pending":
-                raise _not_ready(index, "image is not recognized yet", "unresolved")
+                raise _not_ready(index, "image is not recognized yet", "pending")
             flush_assistant()
             user.append(_render_image(record))
         elif isinstance(record, McpResource):
             if record.status == "pending":
-                raise _not_ready(index, "MCP resource is not retrieved yet", "unresolved")
+                raise _not_ready(index, "MCP resource is not retrieved yet", "pending")
             system.append((record.id, _render_resource(record)))
         elif isinstance(record, ToolRequest):
             replies = []
@@ -566,7 +566,7 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Option
             out.extend(replies)
         elif isinstance(record, ToolResultRecord):
             if record.tool_call_id not in requested:
-                raise _not_ready(index, "tool result has no earlier tool request", "orphan")
+                raise _not_ready(index, "tool result has no earlier tool request", "unknown")
     flush_user()
     flush_assistant()
     return system, out

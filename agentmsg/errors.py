@@ -6,6 +6,33 @@
 ... except ValidationError as exc:
 ...     print(exc)
 content: expected a string or a list of parts, got number
+
+``ValidationError.code`` is one word from ``CODES``; tools and tests match on ``code`` and
+``path``, never on the wording:
+
+=================  ==============================================================================
+``missing``        a required value is absent or null
+``type``           a value has the wrong JSON type ("expected a string, got number")
+``value``          a value of the right type breaks a rule: empty, out of range, not a choice
+``pattern``        a string lacks its required form (a name, base64, a URL, a timestamp)
+``unique``         something that must be unique repeats (ids, names, object keys)
+``unknown``        a name or id that refers to nothing known (an event, a kind, a tool call)
+``unexpected``     a field, item or keyword that is not allowed here
+``size``           beyond a stated limit: bytes, characters, digits, items, a token budget
+``json``           not valid JSON text
+``depth``          nested too deeply
+``encoding``       not valid UTF-8, or not encodable as UTF-8 (lone surrogates)
+``strict``         a tool schema breaks a strict-mode rule
+``schema``         a JSON Schema agentmsg cannot read
+``protocol``       an event or message the protocol's state does not allow now
+``removed``        an event or field that was removed from the protocol
+``provider``       a provider's error body, reported as such
+``unsupported``    valid data the target cannot carry (a provider format, a newer store layout)
+``pending``        a record not ready to render (unresolved, unrecognized, a call without result)
+=================  ==============================================================================
+
+``ConversationOrderError.code`` is one of ``ORDER_CODES``: ``system_first``, ``user_first``,
+``alternate``, ``tool_pending``, ``tool_unknown``, ``incomplete``.
 """
 
 from __future__ import annotations
@@ -34,6 +61,8 @@ CODES: dict[str, str] = {
     "protocol": "an event or message that the protocol's state does not allow now",
     "removed": "an event or field that was removed from the protocol",
     "provider": "a provider's error body, reported as such",
+    "unsupported": "valid data the target cannot carry: a provider format's limits, a newer store layout",
+    "pending": "a record that is not ready to render: unresolved, unrecognized, or a tool call without its result",
 }
 
 # The codes of ``ConversationOrderError``, one per ordering rule.
@@ -74,8 +103,8 @@ class ValidationError(ValueError):
     >>> str(err.prefixed("tool_calls").prefixed(1))
     '[1].tool_calls.name: must not be empty'
 
-    Codes are stable for tools and tests to match on: ``missing``, ``type``, ``value``,
-    ``pattern``, ``json``. Messages state the rule and never echo content.
+    ``code`` is one of ``CODES`` (see the module docstring). Messages state the rule and never
+    echo content.
     """
 
     def __init__(self, message: str, path: str = "", code: str = "value") -> None:

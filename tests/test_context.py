@@ -77,11 +77,11 @@ def test_branches_fork_switch_and_log() -> None:
     assert ctx.switch_branch("retry") is None
     for call, code in [
         (lambda: ctx.switch_branch("nope"), "unknown"),
-        (lambda: ctx.create_branch("main"), "duplicate"),
+        (lambda: ctx.create_branch("main"), "unique"),
         (lambda: ctx.create_branch("x", source="nope"), "unknown"),
         (lambda: ctx.create_branch("x", at="missing"), "unknown"),
         (lambda: ctx.create_branch(""), "value"),
-        (lambda: ctx.switch_branch("main", record_id="t1"), "duplicate"),
+        (lambda: ctx.switch_branch("main", record_id="t1"), "unique"),
     ]:
         with pytest.raises(ValidationError) as info:
             call()
@@ -245,11 +245,11 @@ def test_file_rendering_edge_cases() -> None:
 @pytest.mark.parametrize(
     ("record", "code", "path"),
     [
-        (FileReference(id="f1", path="a.py"), "unresolved", "records[1]"),
-        (ImageRecord(id="i1", source=ImageSource.from_path("a.png")), "unresolved", "records[1]"),
-        (McpResource(id="m1", server="s", uri="docs://a"), "unresolved", "records[1]"),
+        (FileReference(id="f1", path="a.py"), "pending", "records[1]"),
+        (ImageRecord(id="i1", source=ImageSource.from_path("a.png")), "pending", "records[1]"),
+        (McpResource(id="m1", server="s", uri="docs://a"), "pending", "records[1]"),
         (ToolRequest.of([ToolCall("c1", "ls", {})], id="q1"), "pending", "records[1].calls[0]"),
-        (ToolResultRecord.success("c9", "x", id="r1"), "orphan", "records[1]"),
+        (ToolResultRecord.success("c9", "x", id="r1"), "unknown", "records[1]"),
     ],
 )
 def test_records_that_are_not_ready_are_refused(record: Any, code: str, path: str) -> None:
@@ -273,7 +273,7 @@ def test_approved_call_without_result_and_duplicate_results_are_refused() -> Non
     ctx.add(ToolResultRecord.success("c1", "b", id="r2"))
     with pytest.raises(ValidationError) as info:
         ctx.to_chat_messages()
-    assert (info.value.code, info.value.path) == ("duplicate", "records[3]")
+    assert (info.value.code, info.value.path) == ("unique", "records[3]")
 
 
 def test_result_before_its_request_is_an_orphan() -> None:
@@ -284,7 +284,7 @@ def test_result_before_its_request_is_an_orphan() -> None:
     ctx.approve("c1")
     with pytest.raises(ValidationError) as info:
         ctx.to_chat_messages()
-    assert (info.value.code, info.value.path) == ("orphan", "records[1]")
+    assert (info.value.code, info.value.path) == ("unknown", "records[1]")
 
 
 def test_order_problems_raise_conversation_order_error() -> None:
@@ -339,7 +339,7 @@ def test_budget_too_small_even_without_resources() -> None:
     ctx = budget_context()
     with pytest.raises(ValidationError) as info:
         ctx.to_chat_messages(max_tokens=3)
-    assert (info.value.code, info.value.path) == ("budget", "max_tokens")
+    assert (info.value.code, info.value.path) == ("size", "max_tokens")
     with pytest.raises(ValidationError) as info:
         ctx.to_chat_messages(max_tokens=0)
     assert info.value.code == "value"
@@ -379,7 +379,7 @@ def test_any_records_render_in_valid_order_or_fail_cleanly(records: list[Any], d
         try:
             ctx.add(record)
         except ValidationError as err:
-            assert err.code == "duplicate"
+            assert err.code == "unique"
     for record in ctx.records:
         if isinstance(record, ToolRequest) and data.draw(st.booleans()):
             for item in record.calls:

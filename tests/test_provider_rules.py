@@ -349,10 +349,10 @@ def test_several_choices_are_refused() -> None:
 
 
 def test_provider_error_payloads() -> None:
-    raises(openai.parse_response, {"error": {"type": "invalid_request_error", "message": "secret"}}, code="provider_error", path="error")
-    raises(anthropic.parse_response, {"type": "error", "error": {"type": "overloaded_error"}}, code="provider_error", path="error")
-    raises(anthropic.StreamParser().feed, {"type": "error", "error": {"type": "overloaded_error"}}, code="provider_error", path="error")
-    raises(ollama.StreamParser().feed, {"error": "model not found"}, code="provider_error", path="error")
+    raises(openai.parse_response, {"error": {"type": "invalid_request_error", "message": "secret"}}, code="provider", path="error")
+    raises(anthropic.parse_response, {"type": "error", "error": {"type": "overloaded_error"}}, code="provider", path="error")
+    raises(anthropic.StreamParser().feed, {"type": "error", "error": {"type": "overloaded_error"}}, code="provider", path="error")
+    raises(ollama.StreamParser().feed, {"error": "model not found"}, code="provider", path="error")
 
 
 def test_to_functions_refuse_what_is_not_theirs() -> None:

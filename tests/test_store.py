@@ -89,8 +89,8 @@ def test_conversations_are_kept_apart(db: Path) -> None:
 @pytest.mark.parametrize(
     ("bad", "path", "code"),
     [
-        (ChatMessage.system("You are terse."), "messages[2].role", "role"),
-        ({"role": "system", "content": "You are terse."}, "messages[2].role", "role"),
+        (ChatMessage.system("You are terse."), "messages[2].role", "value"),
+        ({"role": "system", "content": "You are terse."}, "messages[2].role", "value"),
         ({"role": "wizard", "content": "abracadabra"}, "messages[2].role", "value"),
         ({"role": "user"}, "messages[2].content", "missing"),
         ("just text", "messages[2]", "type"),
@@ -181,7 +181,7 @@ def test_a_newer_layout_is_refused(db: Path) -> None:
     conn.close()
     with pytest.raises(ValidationError) as info:
         MessageStore(db)
-    assert info.value.code == "version"
+    assert info.value.code == "unsupported"
 
 
 def test_opening_migrates_an_empty_database_once(db: Path) -> None:

@@ -63,7 +63,7 @@ def _row(message: object) -> tuple[str, str]:
     role = _STORED_ROLES.get(message.role)
     if role is None:
         raise ValidationError(
-            "only user, assistant and tool messages are stored (the system prompt is not)", "role", "role"
+            "only user, assistant and tool messages are stored (the system prompt is not)", "role", "value"
         )
     return role, to_json(message)
 
@@ -250,7 +250,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
             raise ValidationError(
                 f"database layout version {version} is newer than this agentmsg supports ({SCHEMA_VERSION})",
                 "user_version",
-                "version",
+                "unsupported",
             )
         for step in _MIGRATIONS[version:SCHEMA_VERSION]:
             for statement in step:

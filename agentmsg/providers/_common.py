@@ -360,9 +360,9 @@ def finish_calls(acc: ToolCallAccumulator, where: Callable[[int, str], str]) -> 
 
 
 def provider_error(kind: object, path: str) -> ValidationError:
-    """Return the error for a payload that reports a provider-side error (code ``provider_error``)."""
+    """Return the error for a payload that reports a provider-side error (code ``provider``)."""
     label = kind if type(kind) is str and len(kind) <= 64 else "error"
-    return ValidationError(f"the provider reported an error ({label})", path, "provider_error")
+    return ValidationError(f"the provider reported an error ({label})", path, "provider")
 
 
 def request_body(body: dict[str, Any], params: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:

@@ -83,9 +83,10 @@ def validate_arguments(schema: Any, value: Any) -> None:
     ...     print(exc)
     files[2].mode: must be one of the allowed values
 
-    The error has the path of the first bad value and a stable ``code``: ``type``, ``required``,
-    ``additional``, ``enum``, ``const``, ``format``, ``unique``, ``min_items``, ``max_items``,
-    ``any_of``, ``one_of``, ``false`` or ``depth``. Supported keywords: those the generator emits
+    The error has the path of the first bad value and a stable ``code`` from ``errors.CODES``:
+    ``type``, ``missing`` (``required``), ``unexpected`` (``additionalProperties``, extra items, a
+    ``false`` schema), ``value`` (``enum``, ``const``, ``minItems``, ``anyOf``, ``oneOf``),
+    ``pattern`` (``format``), ``size`` (``maxItems``), ``unique`` or ``depth``. Supported keywords: those the generator emits
     plus ``const``, ``oneOf`` and boolean schemas; a schema using another assertion keyword
     raises ``TypeError``. Formats ``date`` and ``date-time`` are checked.
     """

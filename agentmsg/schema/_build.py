@@ -77,7 +77,7 @@ def _parsed(parse: Callable[[str], Any], name: str) -> Conv:
             raise type_error("string", v)
         value = parse(v)
         if value is None:
-            raise ValidationError(f"must be an RFC 3339 {name}", "", "format")
+            raise ValidationError(f"must be an RFC 3339 {name}", "", "pattern")
         return value
 
     return conv
@@ -168,7 +168,7 @@ class _Builder:
                     kwargs[name] = x
                 elif x is _MISS:
                     if required:
-                        raise ValidationError("required property is missing", name, "required")
+                        raise ValidationError("required property is missing", name, "missing")
                 elif x is None and null_is_default:
                     pass  # strict mode: null stands for "use the default"
                 else:
@@ -303,7 +303,7 @@ def _choice(node: t.Choice) -> Conv:
         if member is not _MISS:
             return member
         if any(test(v) for test in tests):
-            raise ValidationError("must be one of the allowed values", "", "enum")
+            raise ValidationError("must be one of the allowed values", "", "value")
         raise type_error(expected, v)
 
     return conv_choice
@@ -337,9 +337,9 @@ def _fixed(items: list[Conv], same: bool) -> Conv:
         if not isinstance(v, (list, tuple)):
             raise type_error("array", v)
         if len(v) < n:
-            raise ValidationError(f"expected at least {n} items, got {len(v)}", "", "min_items")
+            raise ValidationError(f"expected at least {n} items, got {len(v)}", "", "value")
         if same and len(v) > n:  # strict form: minItems and maxItems, then items
-            raise ValidationError(f"expected at most {n} items, got {len(v)}", "", "max_items")
+            raise ValidationError(f"expected at most {n} items, got {len(v)}", "", "size")
         out = []
         for i, (conv, x) in enumerate(zip(items, v)):
             try:
@@ -347,7 +347,7 @@ def _fixed(items: list[Conv], same: bool) -> Conv:
             except ValidationError as e:
                 raise e.prefixed(i) from None
         if len(v) > n:  # prefixItems form: "items": false refuses the rest
-            raise ValidationError("unexpected item", "", "additional").prefixed(n)
+            raise ValidationError("unexpected item", "", "unexpected").prefixed(n)
         return tuple(out)
 
     return conv_fixed

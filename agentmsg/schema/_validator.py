@@ -104,7 +104,7 @@ def type_error(expected: str, value: object) -> ValidationError:
     return ValidationError(f"expected {expected}, got {got}", "", "type")
 
 
-def any_of_error(errors: Sequence[ValidationError], code: str = "any_of") -> ValidationError:
+def any_of_error(errors: Sequence[ValidationError]) -> ValidationError:
     """Return the one error to report when no branch of an ``anyOf`` matched.
 
     When every branch failed on the value's type, say which types were expected; when exactly
@@ -119,7 +119,7 @@ def any_of_error(errors: Sequence[ValidationError], code: str = "any_of") -> Val
         if all(sep for _, sep, _ in parts):
             expected = " or ".join(dict.fromkeys(x for x, _, _ in parts))
             return ValidationError(f"expected {expected}, got {parts[0][2]}", "", "type")
-    return ValidationError("does not match any of the allowed schemas", "", code)
+    return ValidationError("does not match any of the allowed schemas", "", "value")
 
 
 def json_key(value: object) -> object:
@@ -251,7 +251,7 @@ class _Compiler:
                     continue
                 if x is _MISSING:
                     if name in required:
-                        raise ValidationError("required property is missing", name, "required")
+                        raise ValidationError("required property is missing", name, "missing")
                     continue
                 try:
                     check(x)
@@ -259,7 +259,7 @@ class _Compiler:
                     raise e.prefixed(name) from None
             for name in extra_required:
                 if name not in v:
-                    raise ValidationError("required property is missing", name, "required")
+                    raise ValidationError("required property is missing", name, "missing")
             if extra is not None and not known.issuperset(v):
                 for key in v:
                     if key not in known:
@@ -283,9 +283,9 @@ class _Compiler:
                     raise type_error("array", v)
                 return
             if len(v) < low:
-                raise ValidationError(f"expected at least {low} items, got {len(v)}", "", "min_items")
+                raise ValidationError(f"expected at least {low} items, got {len(v)}", "", "value")
             if 0 <= high < len(v):
-                raise ValidationError(f"expected at most {high} items, got {len(v)}", "", "max_items")
+                raise ValidationError(f"expected at most {high} items, got {len(v)}", "", "size")
             for i, (check, item) in enumerate(zip(prefix, v)):
                 try:
                     check(item)
@@ -297,7 +297,7 @@ class _Compiler:
                         rest(v[i])
                     except ValidationError as e:
                         if rest is _refuse:
-                            e = ValidationError("unexpected item", "", "additional")
+                            e = ValidationError("unexpected item", "", "unexpected")
                         raise e.prefixed(i) from None
             if unique:
                 check_unique(v)
@@ -332,7 +332,7 @@ def key_label(key: object) -> str:
 
 def unexpected(key: object) -> ValidationError:
     """Return the ``additional`` error for an object key no schema allows."""
-    return ValidationError("unexpected property", key_label(key), "additional")
+    return ValidationError("unexpected property", key_label(key), "unexpected")
 
 
 def check_additional(check: Check, key: object, value: object) -> None:
@@ -356,7 +356,7 @@ def _accept(v: object) -> None:
 
 
 def _refuse(v: object) -> None:
-    raise ValidationError("no value is allowed here", "", "false")
+    raise ValidationError("no value is allowed here", "", "unexpected")
 
 
 def _array(value: object, keyword: str) -> Sequence[Any]:
@@ -403,7 +403,7 @@ def _enum_check(values: Sequence[object]) -> Check:
 
     def check_enum(v: object) -> None:
         if json_key(v) not in keys:
-            raise ValidationError("must be one of the allowed values", "", "enum")
+            raise ValidationError("must be one of the allowed values", "", "value")
 
     return check_enum
 
@@ -413,7 +413,7 @@ def _const_check(value: object) -> Check:
 
     def check_const(v: object) -> None:
         if json_key(v) != key:
-            raise ValidationError("must equal the schema's constant", "", "const")
+            raise ValidationError("must equal the schema's constant", "", "value")
 
     return check_const
 
@@ -421,7 +421,7 @@ def _const_check(value: object) -> Check:
 def _format_check(parse: Callable[[str], object], name: str) -> Check:
     def check_format(v: object) -> None:
         if isinstance(v, str) and parse(v) is None:
-            raise ValidationError(f"must be an RFC 3339 {name}", "", "format")
+            raise ValidationError(f"must be an RFC 3339 {name}", "", "pattern")
 
     return check_format
 
@@ -450,8 +450,8 @@ def _one_of(checks: list[Check]) -> Check:
                 errors.append(e)
         matched = len(checks) - len(errors)
         if matched == 0:
-            raise any_of_error(errors, "one_of")
+            raise any_of_error(errors)
         if matched > 1:
-            raise ValidationError("matches more than one of the schemas in oneOf", "", "one_of")
+            raise ValidationError("matches more than one of the schemas in oneOf", "", "value")
 
     return check_one_of

@@ -60,7 +60,7 @@ Problem = tuple[str, str, str]
 def _finite_float(text: str) -> float:
     value = float(text)
     if value - value != 0.0:
-        raise ValidationError("number out of range", "", "number")
+        raise ValidationError("number out of range", "", "size")
     return value
 
 
@@ -251,7 +251,7 @@ def _failed(run: _Run, name: str, text: str, line: int, doc: Any, kinds: tuple[K
             others[2:] = [f"and {len(others) - 2} more"]
         row, column = _position(text, line, "")
         note = f"checked as {best_kind.name}; also tried {', '.join(others)}"
-        run.report(name, row, column, ("", "kind", note), best_kind.name)
+        run.report(name, row, column, ("", "unknown", note), best_kind.name)
     for problem in best:
         row, column = _position(text, line, problem[0])
         run.report(name, row, column, problem, best_kind.name)
@@ -282,7 +282,7 @@ def _unknown_kind(run: _Run, name: str, text: str, line: int, doc: Any) -> None:
         message = f"no known kind matches (tried {len(all_kinds())} kinds; closest: {closest}); use --kind KIND"
         if passes:  # a lenient checker takes it, though it lacks that kind's key fields
             message += f" (--kind {passes[0]} accepts it)"
-    run.report(name, row, column, ("", "kind", message), None)
+    run.report(name, row, column, ("", "unknown", message), None)
 
 
 def _warned(run: _Run, name: str, text: str, line: int, kind: Kind) -> None:
@@ -510,7 +510,7 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
     if not raw:
         run.documents += 1
         run.invalid += 1
-        run.report(name, 1, None, ("", "empty", "empty input: no JSON document"), None)
+        run.report(name, 1, None, ("", "json", "empty input: no JSON document"), None)
         return
     too_long = len(raw) > limit and raw[-1:] != b"\n"
     if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or (not too_long and _looks_like_lines(raw)):

@@ -5,7 +5,7 @@
 >>> line_column(text, offset)
 (3, 28)
 >>> find_refused('{"a": 1,\\n "a": 2}')
-(['a'], 10, 'duplicate', 'duplicate key: JSON objects must not repeat a key')
+(['a'], 10, 'unique', 'duplicate key: JSON objects must not repeat a key')
 
 Theory of operation: both run only after something failed, so they favour being small and
 correct over being fast. A tokenizer walks the text (regular expressions for strings and scalars,
@@ -158,9 +158,9 @@ def find_refused(text: str, start: int = 0) -> tuple[Path, int, str, str] | None
     """Return ``(path, offset, code, message)`` of the first thing strict JSON refuses, or None.
 
     >>> find_refused('{"n": [1, NaN]}')
-    (['n', 1], 10, 'number', 'NaN and Infinity are not JSON')
+    (['n', 1], 10, 'json', 'NaN and Infinity are not JSON')
     >>> find_refused('[1e999]')
-    ([0], 1, 'number', 'number out of range (too large for a 64-bit float)')
+    ([0], 1, 'size', 'number out of range (too large for a 64-bit float)')
 
     Refused: a key repeated in one object, ``NaN``/``Infinity``, an integer longer than Python
     converts (``sys.get_int_max_str_digits()``), a float that overflows to infinity.
@@ -171,7 +171,7 @@ def find_refused(text: str, start: int = 0) -> tuple[Path, int, str, str] | None
             key = str(path[-1])
             keys = seen[-1]
             if key in keys:
-                return list(path), begin, "duplicate", "duplicate key: JSON objects must not repeat a key"
+                return list(path), begin, "unique", "duplicate key: JSON objects must not repeat a key"
             keys.add(key)
         elif event == _CLOSE:
             if kind == "}":
@@ -181,19 +181,20 @@ def find_refused(text: str, start: int = 0) -> tuple[Path, int, str, str] | None
         elif kind == "v":
             refused = _refused_scalar(text[begin:end])
             if refused is not None:
-                return list(path), begin, "number", refused
+                return list(path), begin, *refused
     return None
 
 
-def _refused_scalar(token: str) -> str | None:
+def _refused_scalar(token: str) -> tuple[str, str] | None:
+    """Return the (code, message) refusing a scalar token, or None if it is fine."""
     if token in _CONSTANTS:
-        return "NaN and Infinity are not JSON"
+        return "json", "NaN and Infinity are not JSON"
     try:
         value = json.loads(token)
     except ValueError:
         if token.lstrip("-")[:1].isdigit():
-            return "number too large: more digits than Python converts (sys.get_int_max_str_digits())"
+            return "size", "number too large: more digits than Python converts (sys.get_int_max_str_digits())"
         return None
     if type(value) is float and value - value != 0.0:
-        return "number out of range (too large for a 64-bit float)"
+        return "size", "number out of range (too large for a 64-bit float)"
     return None
