@@ -425,7 +425,7 @@ def test_timestamps_are_aware_utc_and_rfc3339() -> None:
     assert result.to_dict()["data"]["finished_at"] == "2026-11-25T10:00:00Z"
     with pytest.raises(ValidationError) as info:
         ToolResultRecord.success("c1", None, id="r", finished_at=datetime(2026, 11, 25))
-    assert (info.value.code, info.value.path) == ("timezone", "finished_at")
+    assert (info.value.code, info.value.path) == ("value", "finished_at")
     with pytest.raises(ValidationError) as info:
         McpResource(id="m", server="s", uri="x:y").retrieve(text="t", retrieved_at="2026-11-25T10:00:00Z")  # type: ignore[arg-type]
     assert (info.value.code, info.value.path) == ("type", "retrieved_at")
