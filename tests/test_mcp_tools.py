@@ -1,6 +1,7 @@
 """MCP tools through the client, against the official SDK's server over stdio and Streamable HTTP."""
 
 import base64
+import contextlib
 import sys
 import threading
 from pathlib import Path
@@ -121,9 +122,12 @@ def test_concurrent_tool_calls_share_the_connection(server):
     assert sorted(results) == sorted(f"1 row for q{i}" for i in range(6))
 
 
-def test_tools_list_changed_over_stdio():
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_tools_list_changed(transport):
     changed = threading.Event()
-    with McpClient(REAL_SERVER, name="kitchen", timeout=30, on_tools_changed=changed.set) as client:
+    with contextlib.ExitStack() as stack:
+        target = REAL_SERVER if transport == "stdio" else stack.enter_context(http_server())
+        client = stack.enter_context(McpClient(target, name="kitchen", timeout=30, on_tools_changed=changed.set))
         client.list_tools()
         assert client.tools_changed is False
         assert client.call_tool("add_tool", {"name": "fresh"}).text == "added fresh"

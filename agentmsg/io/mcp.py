@@ -211,6 +211,8 @@ class Transport(Protocol):
 
     def negotiated(self, protocol_version: str) -> None: ...
 
+    def listen(self, deadline: float) -> None: ...
+
 
 _CLOSE = b""
 
@@ -260,6 +262,9 @@ class StdioTransport:
 
     def negotiated(self, protocol_version: str) -> None:
         """Nothing to do over stdio."""
+
+    def listen(self, deadline: float) -> None:
+        """Nothing to do over stdio: the reader thread already hears everything."""
 
     def open(self, deliver: Deliver, lost: Lost) -> None:
         """Start the server and the threads that read and write its pipes."""
@@ -450,8 +455,9 @@ class HttpTransport:
 
     Each message is one POST; the reply comes as JSON or as server-sent events. ``headers``
     (an ``Authorization`` header, say) go with every request. The server's session id is kept
-    and sent back; ``close`` ends the session with a DELETE. Server messages that are not tied
-    to a request (the optional GET stream) are not listened for.
+    and sent back; ``close`` ends the session with a DELETE. Messages the server sends outside
+    a request (``notifications/tools/list_changed``, say) arrive on the GET stream, which is
+    opened after the handshake and read on a daemon thread (``listen=False`` does without it).
     """
 
     def __init__(
@@ -460,6 +466,7 @@ class HttpTransport:
         *,
         headers: Mapping[str, str] | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        listen: bool = True,
     ) -> None:
         parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -476,6 +483,9 @@ class HttpTransport:
         self._deliver: Deliver | None = None
         self._closed = False
         self.stuck = False
+        self.listen_for_server_messages = listen
+        self._listener: threading.Thread | None = None
+        self._stream: socket.socket | None = None
 
     def describe(self) -> str:
         """Return the server's host and port."""
@@ -493,6 +503,48 @@ class HttpTransport:
     def open(self, deliver: Deliver, lost: Lost) -> None:
         """Keep the callback; the connection opens per request."""
         self._deliver = deliver
+
+    def listen(self, deadline: float) -> None:
+        """Open the GET stream for messages not tied to a request; wait until the server answered it.
+
+        A server that offers no such stream (405) is fine. The stream is read on a daemon thread
+        and reopened when the server ends it; ``close`` shuts it.
+        """
+        if not self.listen_for_server_messages or self._listener is not None:
+            return
+        ready = threading.Event()
+        self._listener = threading.Thread(target=self._listen, args=(ready,), name="agentmsg-mcp-http", daemon=True)
+        self._listener.start()
+        ready.wait(max(0.0, deadline - time.monotonic()))
+
+    def _listen(self, ready: threading.Event) -> None:
+        deliver = self._deliver
+        assert deliver is not None
+        failures = 0
+        while not self._closed and failures < 3:
+            conn = self._connection(30.0)
+            try:
+                headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
+                headers["Accept"] = "text/event-stream"
+                conn.request("GET", self._target, headers=headers)
+                sock = self._stream = conn.sock
+                if self._closed:
+                    return
+                with conn.getresponse() as response:
+                    ready.set()
+                    kind = (response.getheader("Content-Type") or "").split(";", 1)[0].strip().lower()
+                    if response.status != 200 or kind != "text/event-stream":
+                        return  # 405: the server offers no stream of its own
+                    if sock is not None:
+                        sock.settimeout(None)
+                    failures = 0
+                    self._read_events(response, None, float("inf"), deliver, None)
+            except (OSError, http.client.HTTPException, McpError):
+                failures += 1
+                time.sleep(0.2 * failures)
+            finally:
+                ready.set()
+                conn.close()
 
     def _connection(self, timeout: float) -> http.client.HTTPConnection:
         if self._https:
@@ -557,7 +609,7 @@ class HttpTransport:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise socket.timeout
-        if sock is not None:
+        if sock is not None and remaining != float("inf"):
             sock.settimeout(remaining)
 
     def _read_body(self, response: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
@@ -629,6 +681,12 @@ class HttpTransport:
         if self._closed:
             return
         self._closed = True
+        stream = self._stream
+        if stream is not None:
+            try:
+                stream.shutdown(socket.SHUT_RDWR)  # ends the GET stream's blocking read
+            except OSError:
+                pass
         if self.session_id is None:
             return
         conn = self._connection(max(grace, 0.05))
@@ -1133,6 +1191,7 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         self.transport.negotiated(version)
         self.notify("notifications/initialized")
+        self.transport.listen(time.monotonic() + self.timeout)
 
     def _pages(self, method: str, key: str) -> list[Any]:
         found: list[Any] = []
