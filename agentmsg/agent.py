@@ -389,7 +389,16 @@ class AgentTurn:
                 if item.approval == "approved" and item.id not in self._results:
                     key = (item.name, _arguments_key(thaw_json(item.call.arguments)))
                     self._routes.setdefault(key, []).append(self._tool_ids[item.id])
-        run = self.executor.process(request, completed=self._results.values())
+        try:
+            run = self.executor.process(request, completed=self._results.values())
+        except KeyboardInterrupt as interrupt:
+            finished = getattr(interrupt, "run", None)  # ToolRunInterrupted keeps what finished
+            if finished is not None:
+                self._request = finished.request
+                for record in finished.results:
+                    self._results[record.tool_call_id] = record
+                    self._report(record)
+            raise  # the turn stays in state "tools": run_tools() again runs only what is left
         self._request = run.request
         for record in run.results:
             self._results[record.tool_call_id] = record

@@ -627,3 +627,15 @@ def test_a_changed_tool_list_is_offered_at_the_next_request():
         outcome = turn.run(model)
     assert "fresh_tool" not in seen[0] and "fresh_tool" in seen[1]
     assert outcome.status == "completed" and outcome.message.text == "added tool works"
+
+
+def test_the_example_names_the_install_command_without_the_mcp_sdk(tmp_path):
+    import subprocess
+
+    example = TESTS.parent / "examples" / "agent_loop.py"
+    # -S leaves site-packages out: the interpreter has the standard library only, as a bare venv
+    done = subprocess.run([sys.executable, "-S", str(example)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "examples/agent_loop.py needs the official MCP SDK for its recipe server: pip install mcp"
+    ]
