@@ -576,7 +576,7 @@ def _requested_calls(value: object, path: str) -> tuple[RequestedToolCall, ...]:
     seen: set[str] = set()
     for index, item in enumerate(calls):
         if item.call.id in seen:
-            raise ValidationError("tool call ids must be unique", f"{path}[{index}].id", "unique")
+            raise ValidationError("must be unique", f"{path}[{index}].id", "unique")
         seen.add(item.call.id)
     return calls
 
@@ -1226,7 +1226,7 @@ def _decode_as(cls: type[_R], document: Mapping[str, Any]) -> _R:
     check_object(document)
     record_type, version, record_id, _ = _read_envelope(document)
     if record_type != cls.TYPE:
-        raise ValidationError(f"expected type {cls.TYPE}", "type", "value")
+        raise ValidationError(f"must be {cls.TYPE}", "type", "value")
     if version > cls.VERSION:
         raise ValidationError(f"must be at most {cls.VERSION}", "version", "value")
     return cast(_R, _decode_known(cls, document, version, record_id))

@@ -299,10 +299,11 @@ class ChatEntry:
 
 def _artifact_ids(value: object, path: str) -> tuple[str, ...]:
     ids = tuple(check_array(value, path))
+    seen: set[str] = set()
     for i, artifact_id in enumerate(ids):
-        check_nonempty(artifact_id, f"{path}[{i}]")
-    if len(set(ids)) != len(ids):
-        raise ValidationError("must not repeat an artifact id", path, "unique")
+        if check_nonempty(artifact_id, f"{path}[{i}]") in seen:
+            raise ValidationError("must be unique", f"{path}[{i}]", "unique")
+        seen.add(artifact_id)
     return ids
 
 
@@ -421,7 +422,7 @@ class ChatInit:
         known: dict[str, int] = {}
         for i, artifact in enumerate(artifacts):
             if artifact["id"] in known:
-                raise ValidationError("artifact ids must be unique", f"artifacts[{i}].id", "unique")
+                raise ValidationError("must be unique", f"artifacts[{i}].id", "unique")
             known[artifact["id"]] = i
         seen: set[str] = set()
         owned: set[str] = set()
@@ -429,7 +430,7 @@ class ChatInit:
             if isinstance(entry, UserEntry):
                 continue
             if entry.id in seen:
-                raise ValidationError("message ids must be unique", f"messages[{i}].id", "unique")
+                raise ValidationError("must be unique", f"messages[{i}].id", "unique")
             seen.add(entry.id)
             if type(entry) is ToolEntry:
                 for j, artifact_id in enumerate(entry.artifact_ids):
@@ -437,7 +438,7 @@ class ChatInit:
                     if artifact_id not in known:
                         raise ValidationError("names no artifact of the list", path, "unknown")
                     if artifact_id in owned:
-                        raise ValidationError("artifact is bound to another message", path, "unique")
+                        raise ValidationError("artifact is already bound to another message", path, "unique")
                     owned.add(artifact_id)
         if len(owned) != len(known):
             i = next(i for i, a in enumerate(artifacts) if a["id"] not in owned)
