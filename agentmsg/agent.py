@@ -79,7 +79,7 @@ from typing import Any, Literal, Protocol
 from ._frozen import FrozenDict, thaw_json
 from ._time import now_wire_timestamp
 from .context import DENIED_RESULT
-from .errors import ProcessingError, ValidationError
+from .errors import ConversationOrderError, ProcessingError, ValidationError
 from .events import (
     ChatRequest,
     Completion,
@@ -243,6 +243,13 @@ class AgentTurn:
             elif not isinstance(message, ChatMessage):
                 raise TypeError(f"message must be a str, ChatMessage or ChatRequest, got {type(message).__name__}")
             self._append([message])
+        last = history.last_message
+        if last is None or last.role.name not in ("USER", "TOOL") or history.pending_tool_call_ids:
+            raise ConversationOrderError(
+                "a turn starts after the user's message: pass it as message, or end the history with it",
+                len(history),
+                "alternate",
+            )
 
     def __repr__(self) -> str:
         return f"AgentTurn(state={self.state!r}, steps={self.steps}, tools={len(self.tools)})"

@@ -504,18 +504,25 @@ def test_one_namespace_refuses_a_clash(kitchen):
         return ""
 
     with pytest.raises(ValidationError) as info:
-        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), tools=registry, mcp=[kitchen])
+        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), "Hi", tools=registry, mcp=[kitchen])
     assert info.value.code == "unique" and "'list_recipes'" in str(info.value) and "'kitchen'" in str(info.value)
 
 
 def test_constructor_checks():
+    from agentmsg.errors import ConversationOrderError
+
+    with pytest.raises(ConversationOrderError) as info:
+        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]))  # no user message to answer
+    assert info.value.code == "alternate"
+    history = ConversationHistory([ChatMessage.system("s"), ChatMessage.user("Hi")])
+    assert AgentTurn(openai, history).state == "model"  # the history may end with the user's message
     history = ConversationHistory([ChatMessage.system("s")])
     with pytest.raises(TypeError, match="provider module"):
-        AgentTurn(object(), history)
+        AgentTurn(object(), history, "Hi")
     with pytest.raises(TypeError, match="max_steps"):
-        AgentTurn(openai, history, max_steps=0)
+        AgentTurn(openai, history, "Hi", max_steps=0)
     with pytest.raises(TypeError, match="conversation_id"):
-        AgentTurn(openai, history, store=MessageStore(":memory:"))
+        AgentTurn(openai, history, "Hi", store=MessageStore(":memory:"))
 
 
 def test_an_mcp_tool_name_the_provider_refuses_is_offered_under_an_alias(kitchen):
