@@ -117,8 +117,7 @@ class Provider(Protocol):
 
     def parse_response(self, body: Any) -> Response: ...
 
-    @property
-    def StreamParser(self) -> Callable[[], Any]: ...
+    StreamParser: Callable[[], Any]  # a class whose instances have feed(event) and finish()
 
 
 class AgentStateError(RuntimeError):
