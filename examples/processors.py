@@ -1,15 +1,19 @@
 """Processors: resolve a file reference, read an MCP resource, OCR an image, run tools with approval.
 
 Run: python examples/processors.py
-Needs the MCP Python SDK (``pip install mcp``: it runs the real test server tests/mcp_server.py)
-and Tesseract (Debian: ``apt-get install tesseract-ocr``). agentmsg itself stays stdlib-only.
+Needs, beside agentmsg (which stays stdlib-only): the MCP Python SDK, for the real test server
+tests/mcp_server.py (``python -m pip install -e ".[test]"``, or just ``python -m pip install mcp``),
+and Tesseract for OCR (Debian: ``apt-get install tesseract-ocr``). Without them the script says
+which is missing, in one line, and exits with status 1.
 
 The records say what should happen; the processors make it happen and hand back new records,
 which replace the old ones in the conversation context. At the end the context is rendered as
 the chat messages a model would see.
 """
 
+import importlib.util
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -114,5 +118,15 @@ def main() -> None:
         print(f"{str(message.role):>9}: {first[:60]!r}{calls}")
 
 
+def missing_requirement() -> str | None:
+    """The one-line message for what this example needs and this Python lacks, or None."""
+    if importlib.util.find_spec("mcp") is None:
+        return ('examples/processors.py needs the MCP Python SDK for its test server: '
+                'python -m pip install -e ".[test]" (or: python -m pip install mcp)')
+    if shutil.which("tesseract") is None:
+        return "examples/processors.py needs Tesseract for OCR: apt-get install tesseract-ocr"
+    return None
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(missing_requirement() or main())
