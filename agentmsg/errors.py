@@ -43,7 +43,7 @@ import re
 __all__ = ["CODES", "ORDER_CODES", "ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
 
 # The stable codes of ``ValidationError``: one per kind of rule, one word each. Tools and tests
-# match on ``code`` and ``path``, never on the wording. README's error table mirrors this one.
+# match on ``code`` and ``path``, never on the wording. README's error table shows this one.
 CODES: dict[str, str] = {
     "missing": "a required value is absent or null",
     "type": "a value has the wrong JSON type (the message names both, in JSON's words)",

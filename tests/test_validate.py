@@ -654,10 +654,7 @@ def test_the_committed_example_output_is_current() -> None:
 
 
 def test_the_docs_show_the_committed_output() -> None:
-    # The README section starts as docs-fragments/validate.md; once folded in, README.md has it.
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    fragment = ROOT / "docs-fragments" / "validate.md"
-    docs = readme if "examples/data/session.jsonl" in readme or not fragment.exists() else fragment.read_text()
+    docs = (ROOT / "docs" / "validate.md").read_text(encoding="utf-8")
     expected = (EXAMPLES / "validate-output.txt").read_text()
     assert f"```console\n{expected}```" in docs
 

@@ -11,7 +11,7 @@
 >>> openai.from_messages(wire)[1].tool_calls[0].arguments
 FrozenDict({'city': 'Paris'})
 
-Rules for what Chat Completions cannot express (the README has the full table): a tool
+Rules for what Chat Completions cannot express (docs/providers.md has the full table): a tool
 message's ``is_error`` becomes an ``Error: `` prefix on its text; images in a tool result move
 to a user message right after the run of tool messages; base64 images travel as ``data:``
 URLs (and come back as base64); file images are refused. A ``refusal`` becomes the message
