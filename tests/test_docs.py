@@ -42,6 +42,9 @@ def test_readme_error_codes_are_the_library_codes() -> None:
     assert len(table) >= 10
     for code, _ in table:
         assert code in CODES, f"README documents a code errors.CODES does not have: {code}"
+    everywhere = README + "".join(path.read_text(encoding="utf-8") for path in DOCS.glob("*.md"))
+    undocumented = [code for code in CODES if f"`{code}`" not in everywhere]
+    assert undocumented == [], "document these codes in README's table (or a docs/ page)"
     order = re.search(r"`ORDER_CODES` \(([^)]*)\)", section)
     assert order, "README names the ordering codes"
     assert re.findall(r"`(\w+)`", order.group(1)) == list(ORDER_CODES)
