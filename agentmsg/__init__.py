@@ -14,6 +14,8 @@
 True
 """
 
+# No ``from __future__ import annotations`` here (nothing to annotate): on a Python too old to know
+# it, the version check below must be what the user sees.
 import sys as _sys
 
 if _sys.version_info < (3, 10):  # say so before a module uses dataclass(slots=True) or X | Y
@@ -27,10 +29,10 @@ from .formats import json_schema
 from .content import ContentPart, ImagePart, ImageSource, TextPart
 from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
 from .history import ConversationHistory
-from .messages import ChatMessage
+from .messages import ChatMessage, ToolResult
 from .roles import MessageRole
 from .streaming import ToolCallAccumulator, ToolCallDelta
-from .tools import ToolCall, ToolDefinition, ToolResult
+from .tools import ToolCall, ToolDefinition
 
 __version__ = "0.1.0.dev0"
 

@@ -18,7 +18,7 @@ name: must not be empty
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from .errors import ValidationError
@@ -49,9 +49,12 @@ __all__ = [
     "check_branch_name",
     "sized",
     "check_text",
+    "map_items",
 ]
 
 _S = TypeVar("_S", bound=str)
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def type_name(value: object) -> str:
@@ -334,15 +337,15 @@ def check_items(value: object, path: str, cls: type[Any] | tuple[type[Any], ...]
     """Return the array ``value`` as a tuple, refusing any item that is not a ``cls`` (``what``).
 
     >>> try:
-    ...     check_items([1, "b"], "ids", int, "an int")
+    ...     check_items([1, "b"], "ids", int, "an integer")
     ... except ValidationError as exc:
     ...     print(exc)
-    ids[1]: expected an int, got str
+    ids[1]: expected an integer, got string
     """
     items = tuple(check_array(value, path))
     for i, item in enumerate(items):
         if not isinstance(item, cls):
-            raise ValidationError(f"expected {what}, got {type(item).__name__}", f"{path}[{i}]", "type")
+            raise ValidationError(f"expected {what}, got {type_name(item)}", f"{path}[{i}]", "type")
     return items
 
 
@@ -372,3 +375,26 @@ def check_text(text: str, path: str) -> str:
                 "must not contain lone surrogates (not encodable as UTF-8)", path, "encoding"
             ) from None
     return text
+
+
+def map_items(convert: Callable[[_T], _R], items: Iterable[_T], path: str = "") -> list[_R]:
+    """Return ``[convert(item) for item in items]``; an item's error gains ``path[i]`` in front.
+
+    The one copy of the loop "enumerate, try, re-raise with the index prefixed to the path".
+
+    >>> map_items(int, ["1", "2"])
+    [1, 2]
+    >>> try:
+    ...     map_items(lambda x: check_str(x, "name"), ["a", {"b": 1}], "tools")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    tools[1].name: expected a string, got object
+    """
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(convert(item))
+        except ValidationError as exc:
+            exc = exc.prefixed(i)
+            raise (exc.prefixed(path) if path else exc) from None
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from ._checks import check_text, expected, missing, type_name
+from ._checks import check_text, expected, map_items, missing, type_name
 from .errors import ValidationError
 
 __all__ = ["FrozenDict", "check_json_object", "freeze_json", "freeze_object", "thaw_json"]
@@ -29,13 +29,15 @@ class FrozenDict(dict[str, Any]):
     """
 
     __slots__ = ("_hash", "_flat")
+    _hash: int  # the hash, cached on first use
+    _flat: bool  # set by freeze_json: True when no value is a container
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
     __ior__ = _immutable
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:  # type: ignore[override]  # dict sets __hash__ = None; a frozen dict hashes
         try:
-            return self._hash  # type: ignore[attr-defined,no-any-return]
+            return self._hash
         except AttributeError:
             h = hash(frozenset(self.items()))
             object.__setattr__(self, "_hash", h)
@@ -67,7 +69,7 @@ def freeze_json(value: object, path: str = "") -> Any:
     ...     freeze_json({"x": [0, float("nan")]})
     ... except ValidationError as exc:
     ...     print(exc)
-    x[1]: expected a finite number, got NaN or infinity
+    x[1]: must be a finite number
     """
     try:
         return _freeze(value)
@@ -97,17 +99,17 @@ _SCALARS = frozenset((int, bool, type(None)))
 def _freeze(value: object) -> Any:
     t = type(value)
     if t is str:
-        return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]
+        return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]  # type() is str checked above, faster than isinstance
     if t in _SCALARS:
         return value
     if t is float:
-        if value - value != 0.0:  # type: ignore[operator]
-            raise ValidationError("expected a finite number, got NaN or infinity", "", "value")
+        if value - value != 0.0:  # type: ignore[operator]  # type() is float checked above
+            raise ValidationError("must be a finite number", "", "value")
         return value
     if t is dict or t is FrozenDict:
-        return _freeze_dict(value)  # type: ignore[arg-type]
+        return _freeze_dict(value)  # type: ignore[arg-type]  # type() is dict checked above
     if t is list or t is tuple:
-        return _freeze_list(value)  # type: ignore[arg-type]
+        return _freeze_list(value)  # type: ignore[arg-type]  # type() is list or tuple checked above
     if isinstance(value, str):
         return _freeze(str(value))
     if isinstance(value, bool):
@@ -134,19 +136,14 @@ def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
             nested = True
     if not nested:
         return items if type(items) is tuple else tuple(items)
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(_freeze(item))
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
+    out = map_items(_freeze, items)
     return tuple(out)
 
 
 def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     if type(value) is FrozenDict:
         try:
-            value._flat  # type: ignore[attr-defined]
+            value._flat  # reading the slot tells whether freeze_json made it
             return value  # made by freeze_json: already checked
         except AttributeError:
             pass
@@ -162,7 +159,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
                 simple = False
         elif t is float:
             if item - item != 0.0:
-                raise ValidationError("expected a finite number, got NaN or infinity", key, "value")
+                raise ValidationError("must be a finite number", key, "value")
         elif t not in _SCALARS:
             flat = simple = False
     if simple:

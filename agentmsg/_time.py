@@ -4,10 +4,12 @@ Records hold aware UTC ``datetime`` values; the socket events keep the wire stri
 against the same grammar in its upper-case form (as ``Date.prototype.toISOString`` writes it).
 """
 
+from __future__ import annotations
+
 import re
 from datetime import date, datetime, timedelta, timezone
 
-from ._checks import check_str, expected
+from ._checks import check_str, expected, type_name
 from .errors import ValidationError
 
 __all__ = [
@@ -86,7 +88,7 @@ def check_timestamp(value: object, path: str) -> datetime:
     at: datetime must be timezone-aware
     """
     if not isinstance(value, datetime):
-        raise ValidationError(f"expected a datetime, got {type(value).__name__}", path, "type")
+        raise ValidationError(f"expected a datetime, got {type_name(value)}", path, "type")
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValidationError("datetime must be timezone-aware", path, "value")
     try:

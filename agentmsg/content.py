@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
-from ._checks import expect_object, get_str, type_name
+from ._checks import check_text, expect_object, get_str, type_name
 from ._fields import new, slot_setters
-from ._checks import check_text
+from ._images import is_base64, split_data_url
 from .errors import ValidationError
 
 __all__ = ["ImageSource", "TextPart", "ImagePart", "ContentPart", "part_from_dict", "IMAGE_MEDIA_TYPES"]
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
-_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}", re.ASCII)
-_DATA_URL = re.compile(r"data:([a-z]+/[a-z0-9.+-]+);base64,", re.ASCII)
 _HTTP_URL = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE)
 
 
@@ -31,8 +29,7 @@ def _check_base64(data: object, path: str) -> str:
         )
     if not data:
         raise ValidationError("must not be empty", path, "value")
-    # The pattern with the length check is exactly the canonical base64 alphabet and padding.
-    if len(data) % 4 or _BASE64.fullmatch(data) is None:
+    if not is_base64(data):
         raise ValidationError("must be valid base64", path, "value")
     return data
 
@@ -50,10 +47,10 @@ def _check_media_type(media_type: object, path: str) -> str:
 def _check_url(url: object, path: str = "url") -> str:
     if type(url) is not str:
         raise ValidationError(f"expected a string, got {type_name(url)}", path, "type")
-    match = _DATA_URL.match(url)
-    if match is not None:
-        _check_media_type(match.group(1), path)
-        _check_base64(url[match.end() :], path)
+    parts = split_data_url(url)
+    if parts is not None:
+        _check_media_type(parts[0], path)
+        _check_base64(parts[1], path)
         return url
     if _HTTP_URL.fullmatch(url) is None:
         raise ValidationError("must be an http(s) URL or a data: URL", path, "pattern")
@@ -104,7 +101,7 @@ class ImageSource:
             _check_path(self.path)
             extra = (self.url, self.media_type, self.data)
         else:
-            raise ValidationError("must be 'url', 'base64' or 'file'", "type", "value")
+            raise ValidationError("must be one of url, base64, file", "type", "value")
         if any(value is not None for value in extra):
             raise ValidationError(f"a {kind} source takes only its own fields", "", "value")
 
@@ -185,7 +182,7 @@ class ImageSource:
             return cls.from_path(get_str(data, "path"))
         if kind is None:
             raise ValidationError("is required", "type", "missing")
-        raise ValidationError("must be 'url', 'base64' or 'file'", "type", "value")
+        raise ValidationError("must be one of url, base64, file", "type", "value")
 
     def __repr__(self) -> str:
         if self.type == "url":
@@ -258,7 +255,7 @@ class ImagePart:
     def __post_init__(self) -> None:
         if type(self.source) is not ImageSource:
             raise ValidationError(
-                f"expected an ImageSource, got {type(self.source).__name__}", "source", "type"
+                f"expected an ImageSource, got {type_name(self.source)}", "source", "type"
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -279,7 +276,7 @@ class ImagePart:
 
 (_set_source,) = slot_setters(ImagePart, "source")
 
-ContentPart = Union[TextPart, ImagePart]
+ContentPart = TextPart | ImagePart
 
 
 def part_from_dict(data: Any) -> ContentPart:

@@ -21,13 +21,14 @@ system message; system controls and unknown records are never sent. The result i
 against the core ``ConversationHistory`` order rules before it is returned.
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from typing import Optional, Union
 
-from ._checks import check_branch_name, check_choice, check_int, check_str
+from ._checks import check_branch_name, check_choice, check_int, check_str, type_name
 from .content import ImagePart, TextPart
 from .errors import ValidationError
 from .history import ConversationHistory
@@ -73,7 +74,7 @@ IMAGE_TOKENS = 765
 """Tokens the default budget counts per image part (a rough figure for a mid-sized image)."""
 
 Estimator = Callable[[str], int]
-_Part = Union[TextPart, ImagePart]
+_Part = TextPart | ImagePart
 
 
 def estimate_tokens(text: str) -> int:
@@ -224,7 +225,7 @@ class ConversationContext:
         with self._lock:
             return frozenset(self._dirty)
 
-    def mark_clean(self, record_ids: Optional[Iterable[str]] = None) -> None:
+    def mark_clean(self, record_ids: Iterable[str] | None = None) -> None:
         """Forget dirty ids after persisting: all of them, or only ``record_ids``.
 
         >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
@@ -252,7 +253,7 @@ class ConversationContext:
         id: a record with this id is already in the context
         """
         if not isinstance(record, _RECORD_CLASSES):
-            raise ValidationError(f"expected a record, got {type(record).__name__}", "", "type")
+            raise ValidationError(f"expected a record, got {type_name(record)}", "", "type")
         with self._lock:
             if self._find(record.id):
                 raise ValidationError("a record with this id is already in the context", "id", "unique")
@@ -343,7 +344,7 @@ class ConversationContext:
 
     # --- mode and branches ---------------------------------------------------------------
 
-    def set_mode(self, mode: Mode, *, record_id: Optional[str] = None) -> Optional[SystemControl]:
+    def set_mode(self, mode: Mode, *, record_id: str | None = None) -> SystemControl | None:
         """Switch to ``mode`` and log it with a ``SystemControl`` record; ``None`` if already there.
 
         >>> ctx = ConversationContext(plan_prompt="Plan.", act_prompt="Act.")
@@ -361,7 +362,7 @@ class ConversationContext:
             self._mode = mode
             return control
 
-    def create_branch(self, name: str, *, source: Optional[str] = None, at: Optional[str] = None) -> None:
+    def create_branch(self, name: str, *, source: str | None = None, at: str | None = None) -> None:
         """Create branch ``name`` from ``source`` (default: the active branch), up to record ``at``.
 
         The new branch shares the source's records (through ``at`` inclusive, or all of them);
@@ -386,7 +387,7 @@ class ConversationContext:
                 records = records[: ids.index(at) + 1]
             self._branches[name] = list(records)
 
-    def switch_branch(self, name: str, *, record_id: Optional[str] = None) -> Optional[SystemControl]:
+    def switch_branch(self, name: str, *, record_id: str | None = None) -> SystemControl | None:
         """Make ``name`` the active branch, logging a ``SystemControl`` on it; ``None`` if already active.
 
         >>> ctx = ConversationContext(plan_prompt="", act_prompt="")
@@ -410,7 +411,7 @@ class ConversationContext:
     # --- rendering -----------------------------------------------------------------------
 
     def to_chat_messages(
-        self, *, max_tokens: Optional[int] = None, estimator: Estimator = estimate_tokens
+        self, *, max_tokens: int | None = None, estimator: Estimator = estimate_tokens
     ) -> tuple[ChatMessage, ...]:
         """Render the active branch as the chat messages a model should see.
 
@@ -490,11 +491,11 @@ def _not_ready(index: int, message: str, code: str) -> ValidationError:
     return ValidationError(message, f"records[{index}]", code)
 
 
-def _system_text(system: list[tuple[Optional[str], str]], dropped: set[str]) -> str:
+def _system_text(system: list[tuple[str | None, str]], dropped: set[str]) -> str:
     return "\n\n".join(text for rid, text in system if rid is None or rid not in dropped)
 
 
-def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Optional[str], str]], list[ChatMessage]]:
+def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[str | None, str]], list[ChatMessage]]:
     """Return the system message's pieces (resource id or None, text) and the other messages."""
     results: dict[str, ToolResultRecord] = {}
     for index, record in enumerate(records):
@@ -503,7 +504,7 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[Option
                 raise _not_ready(index, "a second result for the same tool call", "unique")
             results[record.tool_call_id] = record
 
-    system: list[tuple[Optional[str], str]] = [(None, prompt)] if prompt else []
+    system: list[tuple[str | None, str]] = [(None, prompt)] if prompt else []
     out: list[ChatMessage] = []
     user: list[_Part] = []
     said: list[str] = []

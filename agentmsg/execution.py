@@ -4,5 +4,7 @@ The module lives in ``agentmsg.io.execution`` with the other modules that do I/O
 working.
 """
 
+from __future__ import annotations
+
 from .io.execution import *  # noqa: F403
 from .io.execution import __all__ as __all__

@@ -4,5 +4,7 @@ The module lives in ``agentmsg.io.files`` with the other modules that do I/O; th
 working.
 """
 
+from __future__ import annotations
+
 from .io.files import *  # noqa: F403
 from .io.files import __all__ as __all__

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ._checks import type_name
+from ._checks import map_items, type_name
 from .errors import ConversationOrderError, ValidationError
 from .messages import ChatMessage
 from .roles import MessageRole
@@ -142,12 +142,8 @@ class ConversationHistory:
         if type(items) is not list and type(items) is not tuple:
             raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
         history = cls()
-        for i, item in enumerate(items):
-            try:
-                message = ChatMessage.from_dict(item)
-            except ValidationError as exc:
-                raise exc.prefixed(i) from None
-            history.add(message)
+        add, decode = history.add, ChatMessage.from_dict
+        map_items(lambda item: add(decode(item)), items)
         return history
 
 

@@ -4,5 +4,7 @@ The module lives in ``agentmsg.io.mcp`` with the other modules that do I/O; this
 working.
 """
 
+from __future__ import annotations
+
 from .io.mcp import *  # noqa: F403
 from .io.mcp import __all__ as __all__

@@ -4,23 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-from ._checks import expect_object, type_name
+from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
 from ._fields import new, slot_setters
-from ._checks import check_text
 from ._frozen import thaw_json
-from .content import ContentPart, ImagePart, TextPart, part_from_dict, text_part
+from .content import ContentPart, ImagePart, TextPart, part_from_dict
 from .errors import ValidationError
-from .roles import ROLE_BY_NAME, MessageRole
+from .roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
 from .tools import ToolCall, tool_call_from_dict
 
-__all__ = ["ChatMessage", "Content"]
+__all__ = ["ChatMessage", "Content", "ToolResult"]
 
-Content = Union[str, tuple[ContentPart, ...], None]
+Content = str | tuple[ContentPart, ...] | None
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
-_ROLE_NAMES = ("system", "user", "assistant", "tool")
 
 
 def _check_role(role: object) -> MessageRole:
@@ -54,7 +52,7 @@ def _check_content(content: object, role: MessageRole) -> Content:
                     )
             elif kind is not TextPart:
                 raise ValidationError(
-                    f"expected a TextPart or ImagePart, got {type(part).__name__}", f"content[{i}]", "type"
+                    f"expected a TextPart or ImagePart, got {type_name(part)}", f"content[{i}]", "type"
                 )
         return content if type(content) is tuple else tuple(content)
     if isinstance(content, str):
@@ -69,7 +67,7 @@ def _check_tool_calls(tool_calls: object) -> tuple[ToolCall, ...]:
         tool_calls = tuple(tool_calls)
     for i, call in enumerate(tool_calls):
         if type(call) is not ToolCall:
-            raise ValidationError(f"expected a ToolCall, got {type(call).__name__}", f"tool_calls[{i}]", "type")
+            raise ValidationError(f"expected a ToolCall, got {type_name(call)}", f"tool_calls[{i}]", "type")
     return tool_calls
 
 
@@ -111,7 +109,7 @@ def _check_rules(
 def _describe(content: Content) -> str:
     if type(content) is str:
         return f"<{len(content)} chars>"
-    return f"<{len(content)} parts>"  # type: ignore[arg-type]
+    return f"<{len(content)} parts>"  # type: ignore[arg-type]  # not a str: a tuple of parts (None never gets here)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -195,7 +193,7 @@ class ChatMessage:
             checked = None if content is None else _check_content(_as_parts(content), ASSISTANT)
         kind = type(tool_calls)
         calls: tuple[ToolCall, ...] = (
-            tool_calls if kind is tuple  # type: ignore[assignment]
+            tool_calls if kind is tuple  # type: ignore[assignment]  # _check_tool_calls checks each item
             else tuple(tool_calls) if kind is list
             else tuple(_iterate(tool_calls, "tool_calls"))
         )
@@ -253,8 +251,8 @@ class ChatMessage:
                 return {"role": "assistant", "tool_calls": calls}
             return {"role": "assistant", "content": content, "tool_calls": calls}
         if content is None:  # only reachable for an assistant built with tool calls; kept for safety
-            return {"role": _ROLE_NAMES[role]}
-        return {"role": _ROLE_NAMES[role], "content": content}
+            return {"role": ROLE_NAMES[role]}
+        return {"role": ROLE_NAMES[role], "content": content}
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ChatMessage:
@@ -282,7 +280,7 @@ class ChatMessage:
         if raw_calls:
             if type(raw_calls) is not list:
                 raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
-            calls = tuple([_call_from_json(item, i) for i, item in enumerate(raw_calls)])
+            calls = tuple(map_items(tool_call_from_dict, raw_calls, "tool_calls"))
         elif raw_calls is not None and type(raw_calls) is not list:
             raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
         tool_call_id = data.get("tool_call_id")
@@ -295,7 +293,7 @@ class ChatMessage:
         return _make(role, content, calls, tool_call_id, is_error)
 
     def __repr__(self) -> str:
-        fields = [f"role={_ROLE_NAMES[self.role]}"]
+        fields = [f"role={ROLE_NAMES[self.role]}"]
         if self.content is not None:
             fields.append(f"content={_describe(self.content)}")
         if self.tool_calls:
@@ -326,7 +324,7 @@ def _make(
 
 def _iterate(items: object, path: str) -> Iterable[Any]:
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
-        raise ValidationError(f"expected a list, got {type_name(items)}", path, "type")
+        raise ValidationError(f"expected an array, got {type_name(items)}", path, "type")
     return items
 
 
@@ -339,18 +337,66 @@ def _as_parts(content: object) -> tuple[Any, ...]:
 def _content_from_json(content: object, role: MessageRole) -> tuple[ContentPart, ...]:
     if type(content) is not list:
         raise ValidationError(f"expected a string or a list of parts, got {type_name(content)}", "content", "type")
-    parts = []
-    for i, item in enumerate(content):
-        try:
-            parts.append(part_from_dict(item))
-        except ValidationError as exc:
-            raise exc.prefixed(i).prefixed("content") from None
-    return _check_content(tuple(parts), role)  # type: ignore[return-value]
+    parts = map_items(part_from_dict, content, "content")
+    return _check_content(tuple(parts), role)  # type: ignore[return-value]  # _check_content returns the tuple it got
 
 
-def _call_from_json(item: object, index: int) -> ToolCall:
-    try:
-        return tool_call_from_dict(item)
-    except ValidationError as exc:
-        raise exc.prefixed(index).prefixed("tool_calls") from None
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolResult:
+    """What a tool returned for one call: text (possibly empty) and whether it failed.
 
+    >>> result = ToolResult.error("call_001", "file not found")
+    >>> result.is_error, result.to_message().to_dict()
+    (True, {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'file not found', 'is_error': True})
+    """
+
+    tool_call_id: str
+    result: str
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        check_nonempty(self.tool_call_id, "tool_call_id")
+        if type(self.result) is not str:
+            raise ValidationError(f"expected a string, got {type_name(self.result)}", "result", "type")
+        check_text(self.result, "result")
+        if type(self.is_error) is not bool:
+            raise ValidationError(f"expected a boolean, got {type_name(self.is_error)}", "is_error", "type")
+
+    @classmethod
+    def success(cls, tool_call_id: str, result: str) -> ToolResult:
+        """Return a successful result.
+
+        >>> ToolResult.success("call_001", "42").to_dict()
+        {'tool_call_id': 'call_001', 'result': '42'}
+        """
+        return cls(tool_call_id, result, False)
+
+    @classmethod
+    def error(cls, tool_call_id: str, message: str) -> ToolResult:
+        """Return a failed result carrying an error message for the model.
+
+        >>> ToolResult.error("call_001", "timeout").is_error
+        True
+        """
+        return cls(tool_call_id, message, True)
+
+    def to_message(self) -> ChatMessage:
+        """Return the tool ``ChatMessage`` that carries this result to the model."""
+        return ChatMessage.tool(self.tool_call_id, self.result, self.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"tool_call_id", "result", "is_error"?}`` (is_error omitted when false)."""
+        out: dict[str, Any] = {"tool_call_id": self.tool_call_id, "result": self.result}
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ToolResult:
+        """Parse the shape that ``to_dict`` gives."""
+        data = expect_object(data)
+        return cls(get_str(data, "tool_call_id"), get_str(data, "result"), get_bool(data, "is_error", False))
+
+    def __repr__(self) -> str:
+        flag = ", is_error=True" if self.is_error else ""
+        return f"ToolResult(tool_call_id={self.tool_call_id!r}, result={sized(self.result)}{flag})"

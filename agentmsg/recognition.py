@@ -4,5 +4,7 @@ The module lives in ``agentmsg.io.recognition`` with the other modules that do I
 working.
 """
 
+from __future__ import annotations
+
 from .io.recognition import *  # noqa: F403
 from .io.recognition import __all__ as __all__

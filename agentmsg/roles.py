@@ -29,7 +29,7 @@ class MessageRole(IntEnum):
     TOOL = 3
 
     def __str__(self) -> str:
-        return _NAMES[self]
+        return ROLE_NAMES[self]
 
     @classmethod
     def parse(cls, text: object, /) -> MessageRole:
@@ -40,11 +40,10 @@ class MessageRole(IntEnum):
                 role = ROLE_BY_NAME.get(text.lower())
                 if role is not None:
                     return role
-            raise ValidationError(
-                "expected one of 'system', 'user', 'assistant', 'tool'", path="role", code="value"
-            )
+            raise ValidationError("expected one of 'system', 'user', 'assistant', 'tool'", "role", "value")
         return role
 
 
-_NAMES = ("system", "user", "assistant", "tool")
-ROLE_BY_NAME: dict[str, MessageRole] = {name: MessageRole(i) for i, name in enumerate(_NAMES)}
+# The wire name of each role, indexed by the role's value: the one copy every codec uses.
+ROLE_NAMES = ("system", "user", "assistant", "tool")
+ROLE_BY_NAME: dict[str, MessageRole] = {name: MessageRole(i) for i, name in enumerate(ROLE_NAMES)}

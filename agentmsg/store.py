@@ -4,5 +4,7 @@ The module lives in ``agentmsg.io.store`` with the other modules that do I/O; th
 working.
 """
 
+from __future__ import annotations
+
 from .io.store import *  # noqa: F403
 from .io.store import __all__ as __all__

@@ -6,8 +6,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ._checks import expect_object, type_name
-from ._checks import check_text
+from ._checks import check_text, expect_object, type_name
 from .errors import ValidationError
 from .tools import ToolCall
 

@@ -7,16 +7,14 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from ._checks import expect_object, get_bool, get_str, type_name
+from ._checks import check_text, expect_object, get_bool, get_str, type_name
 from ._json import loads_strict
 from ._fields import new, slot_setters
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_json
-from ._checks import check_text
 from .errors import InvalidArgumentsError, ValidationError
 
 __all__ = [
     "ToolCall",
-    "ToolResult",
     "ToolDefinition",
     "check_name",
     "tool_call_from_dict",
@@ -165,7 +163,7 @@ def _check_id(value: object, path: str) -> str:
 def _check_arguments(arguments: object) -> FrozenDict:
     if isinstance(arguments, dict):
         return freeze_object(arguments, "arguments")
-    raise ValidationError(f"expected a JSON object, got {type_name(arguments)}", "arguments", "type")
+    raise ValidationError(f"expected an object, got {type_name(arguments)}", "arguments", "type")
 
 
 def _describe_text(text: str) -> str:
@@ -250,7 +248,7 @@ class ToolCall:
                 return value
             if kind is int:
                 try:
-                    return float(value)  # type: ignore[arg-type]
+                    return float(value)  # type: ignore[arg-type]  # kind is int: checked above
                 except OverflowError:  # beyond a float's range: not usable as one
                     return None
             return None
@@ -274,7 +272,7 @@ class ToolCall:
         ...     ToolCall("call_1", "write_file", {"path": 7, "lines": None}).arguments_as(WriteFile)
         ... except ValidationError as exc:
         ...     print(exc)
-        path: expected string, got integer
+        path: expected string, got number
 
         Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null``
         for a field with a default gives the default (with ``strict=False`` the field may also
@@ -324,69 +322,6 @@ def tool_call_from_dict(data: Any) -> ToolCall:
 
 def _missing(key: str) -> Any:
     raise ValidationError("is required", key, "missing")
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class ToolResult:
-    """What a tool returned for one call: text (possibly empty) and whether it failed.
-
-    >>> result = ToolResult.error("call_001", "file not found")
-    >>> result.is_error, result.to_message().to_dict()
-    (True, {'role': 'tool', 'tool_call_id': 'call_001', 'content': 'file not found', 'is_error': True})
-    """
-
-    tool_call_id: str
-    result: str
-    is_error: bool = False
-
-    def __post_init__(self) -> None:
-        _check_id(self.tool_call_id, "tool_call_id")
-        if type(self.result) is not str:
-            raise ValidationError(f"expected a string, got {type_name(self.result)}", "result", "type")
-        check_text(self.result, "result")
-        if type(self.is_error) is not bool:
-            raise ValidationError(f"expected a boolean, got {type_name(self.is_error)}", "is_error", "type")
-
-    @classmethod
-    def success(cls, tool_call_id: str, result: str) -> ToolResult:
-        """Return a successful result.
-
-        >>> ToolResult.success("call_001", "42").to_dict()
-        {'tool_call_id': 'call_001', 'result': '42'}
-        """
-        return cls(tool_call_id, result, False)
-
-    @classmethod
-    def error(cls, tool_call_id: str, message: str) -> ToolResult:
-        """Return a failed result carrying an error message for the model.
-
-        >>> ToolResult.error("call_001", "timeout").is_error
-        True
-        """
-        return cls(tool_call_id, message, True)
-
-    def to_message(self) -> Any:
-        """Return the tool ``ChatMessage`` that carries this result to the model."""
-        from .messages import ChatMessage
-
-        return ChatMessage.tool(self.tool_call_id, self.result, self.is_error)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"tool_call_id", "result", "is_error"?}`` (is_error omitted when false)."""
-        out: dict[str, Any] = {"tool_call_id": self.tool_call_id, "result": self.result}
-        if self.is_error:
-            out["is_error"] = True
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Any, /) -> ToolResult:
-        """Parse the shape that ``to_dict`` gives."""
-        data = expect_object(data)
-        return cls(get_str(data, "tool_call_id"), get_str(data, "result"), get_bool(data, "is_error", False))
-
-    def __repr__(self) -> str:
-        flag = ", is_error=True" if self.is_error else ""
-        return f"ToolResult(tool_call_id={self.tool_call_id!r}, result={_describe_text(self.result)}{flag})"
 
 
 _SCHEMA_CHILDREN = ("items", "additionalItems", "contains", "not", "if", "then", "else")

@@ -356,9 +356,13 @@ def test_provider_error_payloads() -> None:
 
 
 def test_to_functions_refuse_what_is_not_theirs() -> None:
-    raises(openai.to_messages, [{"role": "user"}], code="type", path="[0]")
-    raises(openai.to_messages, 5, code="type", path="")
-    raises(ollama.to_tools, [{"name": "x"}], code="type", path="[0]")
+    # programmer misuse (Python objects of the wrong type, not bad data): TypeError naming the fix
+    with pytest.raises(TypeError, match=r"^messages\[0\]: expected a ChatMessage, got object \(decode data with from_messages\)$"):
+        openai.to_messages([{"role": "user"}])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="^expected a list of ChatMessage, got number$"):
+        openai.to_messages(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^tools\[0\]: expected a ToolDefinition, got object \(decode data with from_tools\)$"):
+        ollama.to_tools([{"name": "x"}])  # type: ignore[list-item]
 
 
 # -- Response --------------------------------------------------------------------------------------------

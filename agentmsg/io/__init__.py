@@ -5,3 +5,5 @@ threads and processes, sockets and databases, and each is built to be pushed aro
 adversary (confined paths, bounded waits and buffers, the library's own errors). Import each by
 name (``agentmsg.io.files`` or, as before, ``agentmsg.files``); this package imports none of them.
 """
+
+from __future__ import annotations

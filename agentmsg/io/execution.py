@@ -29,6 +29,8 @@ The output must be JSON; an exception gives an error result with the message, th
 and whether it is recoverable (an exception type the tool lists as recoverable, or a timeout).
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
 import queue
@@ -40,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Literal, Optional, TypeVar, Union, overload
+from typing import Any, Literal, TypeVar, overload
 
 from .._frozen import freeze_json, thaw_json
 from ..errors import ValidationError
@@ -74,7 +76,7 @@ class Tool:
     function: Callable[..., Any]
     safe: bool = False
     recoverable: tuple[type[BaseException], ...] = ()
-    timeout: Optional[float] = None
+    timeout: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.definition, ToolDefinition):
@@ -147,12 +149,12 @@ class ToolRegistry:
         function: None = None,
         /,
         *,
-        name: Optional[str] = ...,
-        description: Optional[str] = ...,
-        definition: Optional[ToolDefinition] = ...,
+        name: str | None = ...,
+        description: str | None = ...,
+        definition: ToolDefinition | None = ...,
         safe: bool = ...,
         recoverable: Iterable[type[BaseException]] = ...,
-        timeout: Optional[float] = ...,
+        timeout: float | None = ...,
         strict: bool = ...,
     ) -> Callable[[F], F]: ...
     @overload
@@ -161,27 +163,27 @@ class ToolRegistry:
         function: Callable[..., Any],
         /,
         *,
-        name: Optional[str] = ...,
-        description: Optional[str] = ...,
-        definition: Optional[ToolDefinition] = ...,
+        name: str | None = ...,
+        description: str | None = ...,
+        definition: ToolDefinition | None = ...,
         safe: bool = ...,
         recoverable: Iterable[type[BaseException]] = ...,
-        timeout: Optional[float] = ...,
+        timeout: float | None = ...,
         strict: bool = ...,
     ) -> Tool: ...
     def register(
         self,
-        function: Optional[Callable[..., Any]] = None,
+        function: Callable[..., Any] | None = None,
         /,
         *,
-        name: Optional[str] = None,
-        description: Optional[str] = None,
-        definition: Optional[ToolDefinition] = None,
+        name: str | None = None,
+        description: str | None = None,
+        definition: ToolDefinition | None = None,
         safe: bool = False,
         recoverable: Iterable[type[BaseException]] = (),
-        timeout: Optional[float] = None,
+        timeout: float | None = None,
         strict: bool = True,
-    ) -> Union[Tool, Callable[[F], F]]:
+    ) -> Tool | Callable[[F], F]:
         """Register ``function`` as a tool (or return a decorator that does)."""
 
         def make(fn: Callable[..., Any]) -> Tool:
@@ -199,7 +201,7 @@ class ToolRegistry:
             return decorator
         return make(function)
 
-    def get(self, name: str) -> Optional[Tool]:
+    def get(self, name: str) -> Tool | None:
         """Return the tool called ``name``, or None."""
         return self._tools.get(name)
 
@@ -228,7 +230,7 @@ class ApprovalPolicy:
     ('auto', 'deny', 'ask')
     """
 
-    def __init__(self, rules: Optional[Mapping[str, Policy]] = None, *, default: Policy = "ask") -> None:
+    def __init__(self, rules: Mapping[str, Policy] | None = None, *, default: Policy = "ask") -> None:
         self.default = _policy(default, "default")
         self.rules: dict[str, Policy] = {str(k): _policy(v, f"rules[{k!r}]") for k, v in (rules or {}).items()}
 
@@ -286,7 +288,7 @@ class ToolExecutor:
     def __init__(
         self,
         registry: ToolRegistry,
-        policy: Optional[ApprovalPolicy] = None,
+        policy: ApprovalPolicy | None = None,
         *,
         timeout: float = 30.0,
         max_workers: int = 16,
@@ -313,7 +315,7 @@ class ToolExecutor:
         return request
 
     def process(
-        self, request: ToolRequest, *, completed: Iterable[Union[str, ToolResultRecord]] = ()
+        self, request: ToolRequest, *, completed: Iterable[str | ToolResultRecord] = ()
     ) -> ToolRun:
         """Apply the policy, run every approved call not in ``completed``, and return the run.
 
@@ -443,7 +445,7 @@ _WORKERS = _Workers()
 
 
 def _failure(
-    call: ToolCall, error: str, elapsed: float, *, recoverable: bool = False, stack_trace: Optional[str] = None
+    call: ToolCall, error: str, elapsed: float, *, recoverable: bool = False, stack_trace: str | None = None
 ) -> ToolResultRecord:
     return ToolResultRecord.failure(
         call.id,
@@ -459,7 +461,7 @@ _PLAIN = frozenset({str, int, float, bool, Any})
 
 
 @functools.lru_cache(maxsize=512)
-def _parameters(function: Callable[..., Any]) -> Optional[dict[str, tuple[bool, Any]]]:
+def _parameters(function: Callable[..., Any]) -> dict[str, tuple[bool, Any]] | None:
     """Return, per parameter, whether it has a default and the type hint to build its value with."""
     try:
         signature = inspect.signature(function)

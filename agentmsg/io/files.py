@@ -22,13 +22,14 @@ NUL bytes mean binary). Lines are split on ``\\n`` only (``\\r\\n`` counts as on
 line numbers match what editors show.
 """
 
+from __future__ import annotations
+
 import os
 import stat
 from ..errors import ProcessingError
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
 
 from ..records import FileReference
 
@@ -124,7 +125,7 @@ class FileResolver:
 
     def __init__(
         self,
-        root: "Optional[str | os.PathLike[str]]" = None,
+        root: "str | os.PathLike[str] | None" = None,
         *,
         role: AgentRole = CODER,
         max_bytes: int = 1024 * 1024,
@@ -156,7 +157,7 @@ class FileResolver:
         except FileAccessError as exc:
             return ref.fail(exc.message)
 
-    def read(self, path: str, start_line: Optional[int] = None, end_line: Optional[int] = None) -> str:
+    def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
         """Return the text of ``path`` (or of lines ``start_line``..``end_line``), raising ``FileAccessError``.
 
         ``start_line`` alone reads to the end of the file. Lines are joined with ``\\n``.
@@ -183,7 +184,7 @@ class FileResolver:
         absolute = os.path.isabs(path)
         if not absolute and self.root is None:
             raise FileAccessError("a relative path needs a workspace root (FileResolver(root=...))", "no_root")
-        joined = path if absolute else os.path.join(self.root, path)  # type: ignore[arg-type]
+        joined = path if absolute else os.path.join(self.root, path)  # type: ignore[arg-type]  # root is not None: checked above
         if absolute and not self.confine_absolute:
             return os.path.realpath(joined)
         if self.root is None:
@@ -245,7 +246,7 @@ def _inside(path: str, root: str) -> bool:
         return False
 
 
-def _lines(text: str, start: int, end: Optional[int]) -> str:
+def _lines(text: str, start: int, end: int | None) -> str:
     """Return lines ``start``..``end`` (1-indexed, inclusive) of ``text``, joined with ``\\n``."""
     lines = text.split("\n")
     if lines[-1] == "":

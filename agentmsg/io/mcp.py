@@ -56,9 +56,9 @@ from .._checks import type_name
 from .._frozen import FrozenDict, freeze_json, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ProcessingError, ValidationError
-from ..messages import ChatMessage
+from ..messages import ChatMessage, ToolResult
 from ..records import McpResource
-from ..tools import ToolDefinition, ToolResult, to_canonical_name, to_wire_name
+from ..tools import ToolDefinition, to_canonical_name, to_wire_name
 
 if TYPE_CHECKING:
     from .execution import Tool
@@ -1399,7 +1399,7 @@ class _Entry:
     fetched: float
 
 
-ClientsArg = Union[McpClient, Mapping[str, McpClient], Iterable[McpClient]]
+ClientsArg = McpClient | Mapping[str, McpClient] | Iterable[McpClient]
 
 
 class ResourceCache:

@@ -25,17 +25,18 @@ the one that reads the image with the best confidence is reported, else the scri
 orientation and script detection (``--psm 0``) as ``"script:Latin"``, else ``"unknown"``.
 """
 
-import base64
-import binascii
+from __future__ import annotations
+
 import logging
 import os
 import subprocess
-from ..errors import ProcessingError
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Optional, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from .._images import decode_base64, sniff, split_data_url
 from ..content import ImageSource
+from ..errors import ProcessingError
 from ..records import ImageRecord
 
 __all__ = [
@@ -51,21 +52,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _MAX_IMAGE_BYTES = 20 * 1024 * 1024
-_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "png"),
-    (b"\xff\xd8\xff", "jpeg"),
-    (b"GIF87a", "gif"),
-    (b"GIF89a", "gif"),
-    (b"II*\x00", "tiff"),
-    (b"MM\x00*", "tiff"),
-    (b"BM", "bmp"),
-    (b"P1", "pnm"),
-    (b"P2", "pnm"),
-    (b"P3", "pnm"),
-    (b"P4", "pnm"),
-    (b"P5", "pnm"),
-    (b"P6", "pnm"),
-)
 
 
 # Tesseract's OpenMP threads slow it down on small images; one thread unless the caller chose.
@@ -93,7 +79,7 @@ class OcrResult:
     """
 
     text: str
-    confidence: Optional[float]
+    confidence: float | None
     language: str
 
     def __repr__(self) -> str:
@@ -129,7 +115,7 @@ class Recognizer(Protocol):
         ...
 
 
-def image_bytes(source: ImageSource, root: Optional[str] = None, max_bytes: int = _MAX_IMAGE_BYTES) -> bytes:
+def image_bytes(source: ImageSource, root: str | None = None, max_bytes: int = _MAX_IMAGE_BYTES) -> bytes:
     """Return the bytes of an image source (a file, base64 data or a ``data:`` URL), raising ``OcrError``.
 
     >>> image_bytes(ImageSource.from_base64("R0lGODlhAQABAAAAACw=", "image/gif"))[:6]
@@ -143,11 +129,9 @@ def image_bytes(source: ImageSource, root: Optional[str] = None, max_bytes: int 
     if source.type == "base64":
         return _b64(source.data or "")
     if source.type == "url":
-        url = source.url or ""
-        if url.startswith("data:") and "," in url:
-            header, payload = url.split(",", 1)
-            if header.endswith(";base64"):
-                return _b64(payload)
+        parts = split_data_url(source.url or "")
+        if parts is not None:
+            return _b64(parts[1])
         raise OcrError(
             "OCR needs the image's bytes: give a file or base64 source (http URLs are not downloaded)", "source"
         )
@@ -170,18 +154,9 @@ def image_bytes(source: ImageSource, root: Optional[str] = None, max_bytes: int 
 
 def _b64(payload: str) -> bytes:
     try:
-        return base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
+        return decode_base64(payload)
+    except ValueError:
         raise OcrError("the image data is not valid base64", "source") from None
-
-
-def _image_format(data: bytes) -> Optional[str]:
-    for magic, name in _MAGIC:
-        if data.startswith(magic):
-            return name
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    return None
 
 
 class TesseractOcr:
@@ -226,9 +201,9 @@ class TesseractOcr:
 
     def read(self, data: bytes) -> OcrResult:
         """Return the text Tesseract reads in the image ``data``, raising ``OcrError``."""
-        if _image_format(data) is None:
+        if sniff(data) is None:
             raise OcrError("not a known image format (PNG, JPEG, GIF, TIFF, BMP, PNM or WebP)", "format")
-        best: Optional[tuple[str, Optional[float], str]] = None
+        best: tuple[str, float | None, str] | None = None
         for language in self.languages:
             text, confidence = _parse_tsv(self._run(data, ["-l", language, "--psm", str(self.psm), "tsv"]))
             if best is None or (confidence or 0.0) > (best[1] or 0.0):
@@ -272,7 +247,7 @@ class TesseractOcr:
         return done.stdout.decode("utf-8", "replace")
 
 
-def _parse_tsv(tsv: str) -> tuple[str, Optional[float]]:
+def _parse_tsv(tsv: str) -> tuple[str, float | None]:
     """Rebuild the text from Tesseract's TSV (one line per text line, a blank line between blocks)."""
     lines: list[tuple[tuple[str, str, str], tuple[str, str, str, str], list[str]]] = []
     scores: list[float] = []
@@ -325,12 +300,12 @@ class ImageRecognizer:
 
     def __init__(
         self,
-        vision: Optional[Vision] = None,
+        vision: Vision | None = None,
         *,
         supports_vision: bool = False,
-        ocr: Optional[OcrEngine] = None,
-        on_notice: Optional[Callable[[ImageRecord, str], None]] = None,
-        root: Optional[str] = None,
+        ocr: OcrEngine | None = None,
+        on_notice: Callable[[ImageRecord, str], None] | None = None,
+        root: str | None = None,
     ) -> None:
         self.vision = vision
         self.supports_vision = bool(supports_vision)
@@ -371,7 +346,7 @@ class ImageRecognizer:
             return record.fail(f"{error}; OCR fallback failed too: {done.error}")
         return done
 
-    def _see(self, record: ImageRecord) -> tuple[Optional[str], str]:
+    def _see(self, record: ImageRecord) -> tuple[str | None, str]:
         assert self.vision is not None
         try:
             analysis = self.vision(record.source)

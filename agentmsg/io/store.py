@@ -22,12 +22,14 @@ serialized before the transaction begins. File databases use WAL mode. The layou
 ``SCHEMA_VERSION`` in one transaction. One connection serves all threads, behind a lock.
 """
 
+from __future__ import annotations
+
 import os
 import sqlite3
 import threading
 from collections.abc import Iterable
 
-from .._checks import check_nonempty, type_name
+from .._checks import check_nonempty, map_items, type_name
 from .._json import loads_strict, to_json
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -58,7 +60,7 @@ def _row(message: object) -> tuple[str, str]:
     """Return the (role, canonical JSON) row of a message to store, or raise ``ValidationError``."""
     if type(message) is not ChatMessage:
         if not isinstance(message, dict):
-            raise ValidationError(f"expected a ChatMessage, got {type(message).__name__}", "", "type")
+            raise ValidationError(f"expected a ChatMessage or an object, got {type_name(message)}", "", "type")
         message = ChatMessage.from_dict(message)
     role = _STORED_ROLES.get(message.role)
     if role is None:
@@ -89,7 +91,7 @@ class MessageStore:
 
     def __init__(self, path: "str | os.PathLike[str]", *, timeout: float = 10.0) -> None:
         if not isinstance(path, (str, os.PathLike)):
-            raise ValidationError(f"expected a path, got {type(path).__name__}", "path", "type")
+            raise TypeError(f"path must be a str or os.PathLike, got {type_name(path)}")
         self._path = os.fspath(path)
         if not self._path:
             raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
@@ -144,12 +146,7 @@ class MessageStore:
         conversation_id = check_nonempty(conversation_id, "conversation_id")
         if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
             raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
-        rows: list[tuple[str, str]] = []
-        for i, item in enumerate(messages):
-            try:
-                rows.append(_row(item))
-            except ValidationError as exc:
-                raise exc.prefixed(i).prefixed("messages") from None
+        rows: list[tuple[str, str]] = map_items(_row, messages, "messages")
         if rows:
             self._write(conversation_id, rows)
         return len(rows)
@@ -181,13 +178,7 @@ class MessageStore:
             rows = self._connection().execute(
                 "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
             ).fetchall()
-        out = []
-        for i, (body,) in enumerate(rows):
-            try:
-                out.append(ChatMessage.from_dict(loads_strict(body)))
-            except ValidationError as exc:
-                raise exc.prefixed(i).prefixed("messages") from None
-        return tuple(out)
+        return tuple(map_items(lambda row: ChatMessage.from_dict(loads_strict(row[0])), rows, "messages"))
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""

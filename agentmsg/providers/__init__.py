@@ -29,9 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._frozen import check_json_object
-from .._checks import check_opt_str, expect_object, get_optional_str, sized
-from .._frozen import FrozenDict, thaw_json
+from .._checks import check_opt_str, expect_object, get_optional_str, sized, type_name
+from .._frozen import FrozenDict, check_json_object, thaw_json
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
@@ -65,7 +64,7 @@ class Response:
     def __post_init__(self) -> None:
         if type(self.message) is not ChatMessage:
             raise ValidationError(
-                f"expected a ChatMessage, got {type(self.message).__name__}", "message", "type"
+                f"expected a ChatMessage, got {type_name(self.message)}", "message", "type"
             )
         if self.message.role is not MessageRole.ASSISTANT:
             raise ValidationError(

@@ -10,17 +10,16 @@ provider cannot express is converted by a documented rule or refused with ``unsu
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._frozen import check_json_object
-from .._checks import expect_object, expected, get_bool, get_object, get_optional_str, get_str, missing
-from .._frozen import FrozenDict, thaw_json
-from ..content import ImageSource
+from .._checks import expect_object, expected, get_bool, get_object, get_optional_str, get_str, map_items, missing, type_name
+from .._frozen import FrozenDict, check_json_object, thaw_json
+from .._images import decode_base64, sniff, split_data_url
+from ..content import IMAGE_MEDIA_TYPES, ImageSource
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ToolCallAccumulator
@@ -40,7 +39,6 @@ __all__ = [
     "dump_arguments",
     "generated_id",
     "image_from_url",
-    "split_data_url",
     "image_url",
     "refuse_file",
     "sniff_media_type",
@@ -142,8 +140,8 @@ def make_call(call_id: object, name: object, arguments: object, fields: tuple[st
     name = canonical_name(name, fields[1])
     try:
         if type(arguments) is str:
-            return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]
-        return ToolCall(call_id, name, FrozenDict() if arguments is None else arguments)  # type: ignore[arg-type]
+            return ToolCall.from_json_arguments(call_id, name, arguments)  # type: ignore[arg-type]  # ToolCall checks the id's type itself
+        return ToolCall(call_id, name, FrozenDict() if arguments is None else arguments)  # type: ignore[arg-type]  # ToolCall checks the values' types itself
     except ValidationError as exc:
         raise rename(exc, dict(zip(_CALL_FIELDS, fields))) from None
 
@@ -168,16 +166,6 @@ def generated_id(scope: str, index: int, name: str, arguments: FrozenDict) -> st
     return "call_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def split_data_url(url: str) -> tuple[str, str] | None:
-    """Return ``(media_type, data)`` of a ``data:<type>;base64,<data>`` URL, else None."""
-    if not url.startswith("data:"):
-        return None
-    head, sep, data = url.partition(",")
-    if not sep or not head.endswith(";base64"):
-        return None
-    return head[5:-7], data
-
-
 def image_from_url(url: object, path: str) -> ImageSource:
     """Return the source for an image URL: ``data:`` URLs become base64 sources."""
     try:
@@ -186,7 +174,7 @@ def image_from_url(url: object, path: str) -> ImageSource:
             if parts is None:
                 raise ValidationError("a data: URL must read data:<media type>;base64,<data>", "", "value")
             return ImageSource.from_base64(parts[1], parts[0])
-        return ImageSource.from_url(url)  # type: ignore[arg-type]
+        return ImageSource.from_url(url)  # type: ignore[arg-type]  # from_url checks the url's type itself
     except ValidationError as exc:
         raise relocate(exc, path) from None
 
@@ -194,7 +182,7 @@ def image_from_url(url: object, path: str) -> ImageSource:
 def image_url(source: ImageSource) -> str:
     """Return a URL for the image: its own URL, or a ``data:`` URL for base64 data."""
     if source.type == "url":
-        return source.url  # type: ignore[return-value]
+        return source.url  # type: ignore[return-value]  # ImageSource invariant: url sources have a url
     if source.type == "base64":
         return f"data:{source.media_type};base64,{source.data}"
     raise refuse_file()
@@ -210,25 +198,15 @@ def refuse_file() -> ValidationError:
     )
 
 
-_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
 def sniff_media_type(data: str, path: str) -> str:
     """Return the media type of base64 image data from its first bytes (PNG, JPEG, GIF, WebP)."""
     try:
-        head = base64.b64decode(data[:16], validate=True)
+        head = decode_base64(data[:16])
     except ValueError:
         raise ValidationError("must be valid base64", path, "value") from None
-    for magic, media_type in _MAGIC:
-        if head.startswith(magic):
-            return media_type
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
+    media_type = sniff(head)
+    if media_type in IMAGE_MEDIA_TYPES:
+        return media_type
     raise ValidationError("image format not recognised: expected PNG, JPEG, GIF or WebP data", path, "value")
 
 
@@ -246,7 +224,7 @@ def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
 
 def _as_list(items: Any, what: str) -> list[Any]:
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
-        raise expected(f"a list of {what}", items, "")
+        raise TypeError(f"expected a list of {what}, got {type_name(items)}")
     return list(items)
 
 
@@ -255,9 +233,13 @@ def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
     return _as_list(messages, "ChatMessage")
 
 
-def not_a_message(message: object, i: int) -> ValidationError:
-    """Return the error for an item of a message list that is not a ChatMessage."""
-    return ValidationError(f"expected a ChatMessage, got {type(message).__name__}", f"[{i}]", "type")
+def not_a_message(message: object, i: int) -> TypeError:
+    """Return the error for an item of a message list that is not a ChatMessage (programmer misuse).
+
+    >>> not_a_message({"role": "user"}, 2)
+    TypeError('messages[2]: expected a ChatMessage, got object (decode data with from_messages)')
+    """
+    return TypeError(f"messages[{i}]: expected a ChatMessage, got {type_name(message)} (decode data with from_messages)")
 
 
 def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:
@@ -265,7 +247,7 @@ def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]
     items = _as_list(definitions, "ToolDefinition")
     for i, definition in enumerate(items):
         if type(definition) is not ToolDefinition:
-            raise ValidationError(f"expected a ToolDefinition, got {type(definition).__name__}", f"[{i}]", "type")
+            raise TypeError(f"tools[{i}]: expected a ToolDefinition, got {type_name(definition)} (decode data with from_tools)")
     return items
 
 
@@ -285,7 +267,7 @@ def function_from(fn: dict[str, Any], rule: NameRule | None) -> ToolDefinition:
     parameters = fn.get("parameters")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
-    return ToolDefinition(name, description, parameters, get_bool(fn, "strict", False))  # type: ignore[arg-type]
+    return ToolDefinition(name, description, parameters, get_bool(fn, "strict", False))  # type: ignore[arg-type]  # ToolDefinition checks the parameters' type itself
 
 
 def function_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, Any]:
@@ -302,13 +284,14 @@ def function_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, 
 
 def function_tools_to(definitions: Iterable[ToolDefinition], rule: NameRule | None) -> list[dict[str, Any]]:
     """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    out = []
-    for i, definition in enumerate(checked_tools(definitions)):
-        try:
-            out.append({"type": "function", "function": function_to(definition, rule)})
-        except ValidationError as exc:
-            raise exc.prefixed("function").prefixed(i) from None
-    return out
+    return map_items(lambda definition: _function_tool_to(definition, rule), checked_tools(definitions))
+
+
+def _function_tool_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, Any]:
+    try:
+        return {"type": "function", "function": function_to(definition, rule)}
+    except ValidationError as exc:
+        raise exc.prefixed("function") from None
 
 
 _FUNCTION_FIELDS = {
@@ -321,21 +304,19 @@ _FUNCTION_FIELDS = {
 
 def function_tools_from(items: Any, rule: NameRule | None) -> tuple[ToolDefinition, ...]:
     """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    out = []
-    for i, item in enumerate(expect_items(items, "tools")):
-        try:
-            item = expect_object(item)
-            kind = item.get("type")
-            if kind is not None and kind != "function":
-                raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
-            fn = get_object(item, "function")
-            try:
-                out.append(function_from(fn, rule))
-            except ValidationError as exc:
-                raise rename(exc, _FUNCTION_FIELDS) from None
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
-    return tuple(out)
+    return tuple(map_items(lambda item: _function_tool_from(item, rule), expect_items(items, "tools")))
+
+
+def _function_tool_from(item: Any, rule: NameRule | None) -> ToolDefinition:
+    item = expect_object(item)
+    kind = item.get("type")
+    if kind is not None and kind != "function":
+        raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
+    fn = get_object(item, "function")
+    try:
+        return function_from(fn, rule)
+    except ValidationError as exc:
+        raise rename(exc, _FUNCTION_FIELDS) from None
 
 
 def assistant(content: Any, calls: tuple[ToolCall, ...]) -> ChatMessage:

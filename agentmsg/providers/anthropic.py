@@ -35,8 +35,10 @@ from .._checks import (
     get_optional_object,
     get_optional_str,
     get_str,
+    map_items,
     missing,
 )
+from .._images import split_data_url
 from .._frozen import freeze_json, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
@@ -65,7 +67,6 @@ from ._common import (
     relocate,
     rename,
     request_body,
-    split_data_url,
     wire_name,
 )
 
@@ -147,11 +148,18 @@ def _source_to(source: ImageSource) -> dict[str, Any]:
     if source.type == "base64":
         return {"type": "base64", "media_type": source.media_type, "data": source.data}
     if source.type == "url":
-        parts = split_data_url(source.url)  # type: ignore[arg-type]
+        parts = split_data_url(source.url)  # type: ignore[arg-type]  # ImageSource invariant: url sources have a url
         if parts is not None:
             return {"type": "base64", "media_type": parts[0], "data": parts[1]}
         return {"type": "url", "url": source.url}
     raise refuse_file()
+
+
+def _block_to(part: Any) -> dict[str, Any] | None:
+    """Return a part's block; None for empty text, which Anthropic refuses."""
+    if type(part) is TextPart:
+        return {"type": "text", "text": part.text} if part.text else None
+    return {"type": "image", "source": _source_to(part.source)}
 
 
 def _blocks_to(content: Any, may_be_empty: bool = False) -> list[dict[str, Any]]:
@@ -162,16 +170,7 @@ def _blocks_to(content: Any, may_be_empty: bool = False) -> list[dict[str, Any]]
                 return []
             raise _empty_text()
         return [{"type": "text", "text": content}]
-    blocks: list[dict[str, Any]] = []
-    for j, part in enumerate(content):
-        if type(part) is TextPart:
-            if part.text:
-                blocks.append({"type": "text", "text": part.text})
-        else:
-            try:
-                blocks.append({"type": "image", "source": _source_to(part.source)})
-            except ValidationError as exc:
-                raise exc.prefixed(j).prefixed("content") from None
+    blocks = [block for block in map_items(_block_to, content, "content") if block is not None]
     if not blocks and not may_be_empty:
         raise _empty_text()
     return blocks
@@ -200,7 +199,7 @@ def _assistant_to(message: ChatMessage) -> Any:
 
 
 def _tool_result_to(message: ChatMessage) -> dict[str, Any]:
-    if _TOOL_ID.fullmatch(message.tool_call_id) is None:  # type: ignore[arg-type]
+    if _TOOL_ID.fullmatch(message.tool_call_id) is None:  # type: ignore[arg-type]  # tool messages always have a tool_call_id
         raise ValidationError("Anthropic tool ids must be letters, digits, '_' and '-'", "tool_call_id", UNSUPPORTED)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
     content = message.content
@@ -208,7 +207,7 @@ def _tool_result_to(message: ChatMessage) -> dict[str, Any]:
         if content:
             block["content"] = content
     else:
-        parts = [part for part in content if type(part) is not TextPart or part.text]  # type: ignore[union-attr]
+        parts = [part for part in content if type(part) is not TextPart or part.text]  # type: ignore[union-attr]  # type() narrows what isinstance would
         if parts:
             block["content"] = _blocks_to(parts)
     if message.is_error:
@@ -252,24 +251,25 @@ def from_messages(items: Any, system: Any = None) -> tuple[ChatMessage, ...]:
     out: list[ChatMessage] = []
     if system is not None:
         out.append(ChatMessage(SYSTEM, _system_from(system)))
-    for i, item in enumerate(expect_items(items, "messages")):
-        try:
-            item = expect_object(item)
-            role = item.get("role")
-            content = item.get("content")
-            if role == "user":
-                _user_from(content, out)
-            elif role == "assistant":
-                out.append(_assistant_from(content))
-            elif role == "system":
-                out.append(ChatMessage(SYSTEM, _system_from(content, "content")))
-            elif role is None:
-                raise missing("role")
-            else:
-                raise ValidationError("expected 'user' or 'assistant'", "role", "value")
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
+    map_items(lambda item: _message_from(item, out), expect_items(items, "messages"))
     return tuple(out)
+
+
+def _message_from(item: Any, out: list[ChatMessage]) -> None:
+    """Append the message(s) of one item: a user turn may give several."""
+    item = expect_object(item)
+    role = item.get("role")
+    content = item.get("content")
+    if role == "user":
+        _user_from(content, out)
+    elif role == "assistant":
+        out.append(_assistant_from(content))
+    elif role == "system":
+        out.append(ChatMessage(SYSTEM, _system_from(content, "content")))
+    elif role is None:
+        raise missing("role")
+    else:
+        raise ValidationError("expected 'user' or 'assistant'", "role", "value")
 
 
 def _system_from(system: Any, path: str = "system") -> str:
@@ -277,16 +277,14 @@ def _system_from(system: Any, path: str = "system") -> str:
         return system
     if type(system) is not list:
         raise expected("a string or an array of text blocks", system, path)
-    texts = []
-    for j, block in enumerate(system):
-        try:
-            block = expect_object(block)
-            if block.get("type") != "text":
-                raise ValidationError("expected a text block", "type", "value")
-            texts.append(get_str(block, "text"))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed(path) from None
-    return "".join(texts)
+    return "".join(map_items(_system_text, system, path))
+
+
+def _system_text(block: Any) -> str:
+    block = expect_object(block)
+    if block.get("type") != "text":
+        raise ValidationError("expected a text block", "type", "value")
+    return get_str(block, "text")
 
 
 def _unsupported_block(kind: str) -> ValidationError:
@@ -319,12 +317,7 @@ def _part_from(block: Any, images: bool) -> TextPart | ImagePart:
 def _parts_from(content: Any, images: bool, path: str = "content") -> tuple[Any, ...]:
     if type(content) is not list:
         raise expected("a string or an array of blocks", content, path)
-    parts = []
-    for j, block in enumerate(content):
-        try:
-            parts.append(_part_from(block, images))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed(path) from None
+    parts = map_items(lambda block: _part_from(block, images), content, path)
     return tuple(parts)
 
 
@@ -377,21 +370,19 @@ def _assistant_from(content: Any) -> ChatMessage:
         return ChatMessage.assistant(content)
     if type(content) is not list:
         raise expected("a string or an array of blocks", content, "content")
-    texts: list[TextPart] = []
-    calls: list[ToolCall] = []
-    for j, block in enumerate(content):
-        try:
-            block = expect_object(block)
-            kind = get_str(block, "type")
-            if kind == "text":
-                texts.append(TextPart(get_str(block, "text")))
-            elif kind == "tool_use":
-                calls.append(make_call(block.get("id"), block.get("name"), get_optional_object(block, "input"), _CALL_FIELDS))
-            else:
-                raise _unsupported_block(kind)
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed("content") from None
-    return _assistant(texts, tuple(calls))
+    items = map_items(_assistant_item, content, "content")
+    texts = [item for item in items if type(item) is TextPart]
+    return _assistant(texts, tuple(item for item in items if type(item) is ToolCall))
+
+
+def _assistant_item(block: Any) -> TextPart | ToolCall:
+    block = expect_object(block)
+    kind = get_str(block, "type")
+    if kind == "text":
+        return TextPart(get_str(block, "text"))
+    if kind == "tool_use":
+        return make_call(block.get("id"), block.get("name"), get_optional_object(block, "input"), _CALL_FIELDS)
+    raise _unsupported_block(kind)
 
 
 def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...]) -> ChatMessage:
@@ -416,24 +407,21 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     As for OpenAI: no ``strict`` means false, a missing or blank description becomes the name.
     Server tools (web search, bash...) are refused.
     """
-    out = []
-    for i, item in enumerate(expect_items(items, "tools")):
-        try:
-            item = expect_object(item)
-            kind = item.get("type")
-            if kind is not None and kind != "custom":
-                raise ValidationError("only custom (client) tools are supported", "type", UNSUPPORTED)
-            schema = item.get("input_schema")
-            if schema is None:
-                raise missing("input_schema")
-            fn = {**item, "parameters": schema}
-            try:
-                out.append(function_from(fn, ANTHROPIC_NAMES))
-            except ValidationError as exc:
-                raise rename(exc, _TOOL_FIELDS) from None
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
-    return tuple(out)
+    return tuple(map_items(_tool_from, expect_items(items, "tools")))
+
+
+def _tool_from(item: Any) -> ToolDefinition:
+    item = expect_object(item)
+    kind = item.get("type")
+    if kind is not None and kind != "custom":
+        raise ValidationError("only custom (client) tools are supported", "type", UNSUPPORTED)
+    schema = item.get("input_schema")
+    if schema is None:
+        raise missing("input_schema")
+    try:
+        return function_from({**item, "parameters": schema}, ANTHROPIC_NAMES)
+    except ValidationError as exc:
+        raise rename(exc, _TOOL_FIELDS) from None
 
 
 def parse_response(body: Any) -> Response:

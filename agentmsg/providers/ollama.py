@@ -33,13 +33,15 @@ from .._checks import (
     get_object,
     get_optional_object,
     get_optional_str,
+    map_items,
     missing,
 )
+from .._images import split_data_url
 from .._frozen import FrozenDict, thaw_json
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
-from ..roles import MessageRole
+from ..roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
 from ..streaming import ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
@@ -48,7 +50,6 @@ from ._common import (
     UNSUPPORTED,
     assistant,
     checked_messages,
-    checked_tools,
     dump_arguments,
     expect_items,
     finish_calls,
@@ -63,15 +64,12 @@ from ._common import (
     relocate,
     request_body,
     sniff_media_type,
-    split_data_url,
 )
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "function.name", "function.arguments")
-_ROLES = {"system": SYSTEM, "user": USER, "assistant": ASSISTANT, "tool": TOOL}
-_ROLE_NAMES = ("system", "user", "assistant", "tool")
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration")
 
 # -- agentmsg -> Ollama ----------------------------------------------------------------------
@@ -110,11 +108,11 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         role = message.role
         content = message.content
         if type(content) is str:
-            item: dict[str, Any] = {"role": _ROLE_NAMES[role], "content": content}
+            item: dict[str, Any] = {"role": ROLE_NAMES[role], "content": content}
         elif content is None:
             item = {"role": "assistant", "content": ""}
         else:
-            item = _parts_to(_ROLE_NAMES[role], content, i)  # type: ignore[arg-type]
+            item = _parts_to(ROLE_NAMES[role], content, i)  # type: ignore[arg-type]  # content is a tuple here: str and None were handled above
         if role is ASSISTANT:
             if message.tool_calls:
                 calls = []
@@ -125,7 +123,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         elif role is TOOL:
             if message.is_error:
                 item["content"] = ERROR_PREFIX + item["content"]
-            name = names.get(message.tool_call_id)  # type: ignore[arg-type]
+            name = names.get(message.tool_call_id)  # type: ignore[arg-type]  # tool messages always have a tool_call_id
             if name is None:
                 raise ValidationError(
                     "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
@@ -138,18 +136,17 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     return out
 
 
+def _image_of(part: Any) -> str | None:
+    return None if type(part) is TextPart else _base64_of(part.source)
+
+
 def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
     """Return ``{"role", "content", "images"?}``: the text parts joined, the images as base64."""
-    texts = []
-    images = []
-    for j, part in enumerate(content):
-        if type(part) is TextPart:
-            texts.append(part.text)
-        else:
-            try:
-                images.append(_base64_of(part.source))
-            except ValidationError as exc:
-                raise exc.prefixed(j).prefixed("content").prefixed(i) from None
+    texts = [part.text for part in content if type(part) is TextPart]
+    try:
+        images = [data for data in map_items(_image_of, content, "content") if data is not None]
+    except ValidationError as exc:
+        raise exc.prefixed(i) from None
     item: dict[str, Any] = {"role": role, "content": "".join(texts)}
     if images:
         item["images"] = images
@@ -158,9 +155,9 @@ def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
 
 def _base64_of(source: ImageSource) -> str:
     if source.type == "base64":
-        return source.data  # type: ignore[return-value]
+        return source.data  # type: ignore[return-value]  # ImageSource invariant: base64 sources have data
     if source.type == "url":
-        parts = split_data_url(source.url)  # type: ignore[arg-type]
+        parts = split_data_url(source.url)  # type: ignore[arg-type]  # ImageSource invariant: url sources have a url
         if parts is not None:
             return parts[1]
         raise ValidationError(
@@ -229,7 +226,7 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
 
 def _role_of(item: dict[str, Any]) -> MessageRole:
     role = item.get("role")
-    found = _ROLES.get(role) if type(role) is str else None
+    found = ROLE_BY_NAME.get(role) if type(role) is str else None
     if found is None:
         if role is None:
             raise missing("role")
@@ -262,13 +259,8 @@ def _content_from(item: dict[str, Any], role: MessageRole) -> Any:
 
 
 def _calls_from(item: dict[str, Any], scope: str) -> tuple[ToolCall, ...]:
-    calls = []
-    for j, call in enumerate(get_list(item, "tool_calls")):
-        try:
-            calls.append(_call_from(call, scope, j))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed("tool_calls") from None
-    return tuple(calls)
+    calls = enumerate(get_list(item, "tool_calls"))
+    return tuple(map_items(lambda pair: _call_from(pair[1], scope, pair[0]), calls, "tool_calls"))
 
 
 def _call_from(call: Any, scope: str, index: int) -> ToolCall:

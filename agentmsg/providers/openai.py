@@ -33,6 +33,7 @@ from .._checks import (
     get_optional_object,
     get_optional_str,
     get_str,
+    map_items,
     missing,
 )
 from ..content import ImagePart, TextPart
@@ -49,7 +50,6 @@ from ._common import (
     assistant,
     canonical_name,
     checked_messages,
-    checked_tools,
     dump_arguments,
     expect_items,
     finish_calls,
@@ -169,8 +169,8 @@ def _tool_to(message: ChatMessage, held: list[dict[str, Any]]) -> dict[str, Any]
     if type(content) is str:
         wire = ERROR_PREFIX + content if message.is_error else content
     else:
-        wire = [{"type": "text", "text": part.text} for part in content if type(part) is TextPart]  # type: ignore[union-attr]
-        images = [(j, part) for j, part in enumerate(content) if type(part) is ImagePart]  # type: ignore[arg-type]
+        wire = [{"type": "text", "text": part.text} for part in content if type(part) is TextPart]  # type: ignore[union-attr]  # type() narrows what isinstance would
+        images = [(j, part) for j, part in enumerate(content) if type(part) is ImagePart]  # type: ignore[arg-type]  # content is a tuple here: str was handled above
         if images:
             held.append({"type": "text", "text": f"Images returned by tool call {message.tool_call_id}:"})
             held.extend(_part_to(part, j) for j, part in images)
@@ -209,12 +209,7 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
     ``detail``, ``annotations``) are not carried; ``function`` messages, audio and file parts
     are refused.
     """
-    out = []
-    for i, item in enumerate(expect_items(items, "messages")):
-        try:
-            out.append(_message_from(item))
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
+    out = map_items(_message_from, expect_items(items, "messages"))
     return tuple(out)
 
 
@@ -238,6 +233,13 @@ def _message_from(item: Any) -> ChatMessage:
     )
 
 
+def _assistant_part_from(part: Any) -> Any:
+    part = expect_object(part)
+    if part.get("type") == "refusal":
+        return TextPart(get_str(part, "refusal"))
+    return _part_from(part, images=False)
+
+
 def _content_from(item: dict[str, Any], images: bool) -> Any:
     content = item.get("content")
     if type(content) is str:
@@ -246,12 +248,7 @@ def _content_from(item: dict[str, Any], images: bool) -> Any:
         raise missing("content")
     if type(content) is not list:
         raise expected("a string or an array of parts", content, "content")
-    parts = []
-    for j, part in enumerate(content):
-        try:
-            parts.append(_part_from(part, images))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed("content") from None
+    parts = map_items(lambda part: _part_from(part, images), content, "content")
     if not parts:
         raise ValidationError("must hold at least one part", "content", "value")
     return tuple(parts)
@@ -281,17 +278,7 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
     if content is None or type(content) is str:
         text = content
     elif type(content) is list:
-        text = []
-        for j, part in enumerate(content):
-            try:
-                part = expect_object(part)
-                if part.get("type") == "refusal":
-                    text.append(TextPart(get_str(part, "refusal")))
-                else:
-                    text.append(_part_from(part, images=False))
-            except ValidationError as exc:
-                raise exc.prefixed(j).prefixed("content") from None
-        text = tuple(text) or None
+        text = tuple(map_items(_assistant_part_from, content, "content")) or None
     else:
         raise expected("a string, an array of parts or null", content, "content")
     refusal = get_optional_str(item, "refusal") or None
@@ -305,12 +292,7 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
     for key in ("function_call", "audio"):
         if item.get(key) is not None:
             raise ValidationError(f"{key} is not supported (use tool calls / text)", key, UNSUPPORTED)
-    calls = []
-    for j, call in enumerate(get_list(item, "tool_calls")):
-        try:
-            calls.append(_call_from(call))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed("tool_calls") from None
+    calls = map_items(_call_from, get_list(item, "tool_calls"), "tool_calls")
     try:
         return assistant(text, tuple(calls)), refusal
     except ValidationError as exc:  # duplicate call ids: the paths coincide with OpenAI's
@@ -422,11 +404,7 @@ class StreamParser:
         if type(choices) is not list:
             raise expected("an array", choices, "choices")
         out: list[str | ToolCallDelta] = []
-        for k, choice in enumerate(choices):
-            try:
-                self._choice(choice, out)
-            except ValidationError as exc:
-                raise exc.prefixed(k).prefixed("choices") from None
+        map_items(lambda choice: self._choice(choice, out), choices, "choices")
         return tuple(out)
 
     def _choice(self, choice: Any, out: list[str | ToolCallDelta]) -> None:
@@ -461,11 +439,7 @@ class StreamParser:
         if calls:
             if type(calls) is not list:
                 raise expected("an array", calls, "tool_calls")
-            for j, call in enumerate(calls):
-                try:
-                    out.append(self._call_delta(call))
-                except ValidationError as exc:
-                    raise exc.prefixed(j).prefixed("tool_calls") from None
+            out.extend(map_items(self._call_delta, calls, "tool_calls"))
 
     def _call_delta(self, call: Any) -> ToolCallDelta:
         call = expect_object(call)

@@ -25,6 +25,9 @@ accepts are emitted. ``strict=False`` leaves defaulted fields out of ``required`
 their defaults.
 """
 
+# No ``from __future__ import annotations`` here: the doctests below define dataclasses, and the
+# generator must resolve their hints (string annotations would not resolve inside a doctest).
+
 import dataclasses
 import enum
 import functools
@@ -46,7 +49,6 @@ __all__ = ["build", "schema_for", "validate_arguments"]
 
 T = TypeVar("T")
 
-_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", t.NoneType: "null"}
 _FORMATS = {datetime: "date-time", date: "date"}
 
 
@@ -69,7 +71,8 @@ def schema_for(tp: Any, strict: bool = True) -> dict[str, Any]:
     unsupported type raises ``TypeError`` naming the field and the type. Results are cached per
     ``(tp, strict)``; each call returns a new dict, safe to change.
     """
-    return json.loads(_schema_text(tp, strict))  # type: ignore[no-any-return]
+    schema: dict[str, Any] = json.loads(_schema_text(tp, strict))
+    return schema
 
 
 def validate_arguments(schema: Any, value: Any) -> None:
@@ -148,7 +151,8 @@ def function_schema(fn: Callable[..., Any], strict: bool = True) -> dict[str, An
     """
     _check_strict_flag(strict)
     text = _function_text(fn, strict) if _hashable(fn) else _generate_function(fn, strict)
-    return json.loads(text)  # type: ignore[no-any-return]
+    parsed: dict[str, Any] = json.loads(text)
+    return parsed
 
 
 @functools.lru_cache(maxsize=256)
@@ -319,9 +323,9 @@ class _Emitter:
         if isinstance(node, t.Scalar):
             if node.py in _FORMATS:
                 return {"type": "string", "format": _FORMATS[node.py]}
-            return {"type": _JSON_TYPES[node.py]}
+            return {"type": t.JSON_TYPES[node.py]}
         if isinstance(node, t.Choice):
-            kinds = list(dict.fromkeys(_JSON_TYPES[type(v)] for v in node.values))
+            kinds = list(dict.fromkeys(t.JSON_TYPES[type(v)] for v in node.values))
             return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": list(node.values)}
         if isinstance(node, t.Array):
             schema: dict[str, Any] = {"type": "array", "items": self.emit(node.item)}

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import _types as t
 from ._validator import TYPE_TESTS, any_of_error, check_unique, json_key, key_label, type_error, unexpected
+from .._checks import map_items
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
 
@@ -87,7 +88,6 @@ _SCALARS: dict[type, Conv] = {
     str: _str, int: _int, float: _float, bool: _bool, t.NoneType: _null,
     datetime: _parsed(parse_date_time, "date-time"), date: _parsed(parse_date, "date"),
 }
-_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", t.NoneType: "null"}
 
 
 def _exact(node: t.Node) -> frozenset[type]:
@@ -95,7 +95,7 @@ def _exact(node: t.Node) -> frozenset[type]:
     if isinstance(node, t.Described):
         return _exact(node.node)
     if isinstance(node, t.Scalar):
-        return frozenset({node.py}) if node.py in _JSON_TYPES else frozenset()
+        return frozenset({node.py}) if node.py in t.JSON_TYPES else frozenset()
     if isinstance(node, t.Union_):
         sets = [_exact(m) for m in node.members]
         found = frozenset().union(*sets)
@@ -191,7 +191,7 @@ class _Builder:
                     for name, exact in plain:
                         x = v[name]
                         if type(x) in exact:
-                            kwargs[name] = x  # type: ignore[index]
+                            kwargs[name] = x  # type: ignore[index]  # kwargs is a dict until the except below
                         elif x is not None or name not in may_be_null:
                             kwargs = None
                             break
@@ -199,7 +199,7 @@ class _Builder:
                         for name, conv in others:
                             x = v[name]
                             if x is not None or name not in may_be_null:
-                                kwargs[name] = conv(x)  # type: ignore[index]
+                                kwargs[name] = conv(x)  # type: ignore[index]  # kwargs is a dict until the except below
                 except (KeyError, ValidationError):
                     kwargs = None
             else:
@@ -240,7 +240,7 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     post_init = getattr(cls, "__post_init__", None)
     slots = [getattr(cls, f.name, None) for f in fields]
     if all(type(s) is MemberDescriptorType for s in slots):
-        setters = [(f.name, s.__set__) for f, s in zip(fields, slots)]  # type: ignore[union-attr]
+        setters = [(f.name, s.__set__) for f, s in zip(fields, slots)]  # type: ignore[union-attr]  # the all() above checked every slot
     elif any(type(s) is MemberDescriptorType for s in slots):
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
     else:
@@ -294,7 +294,7 @@ def _refusing(cls: type, label: str, make: Callable[[dict[str, Any]], Any]) -> C
 
 def _choice(node: t.Choice) -> Conv:
     table = {json_key(v): m for v, m in zip(node.values, node.members)}
-    kinds = list(dict.fromkeys(_JSON_TYPES[type(v)] for v in node.values))
+    kinds = list(dict.fromkeys(t.JSON_TYPES[type(v)] for v in node.values))
     tests = [TYPE_TESTS[k] for k in kinds]
     expected = " or ".join(kinds)
 
@@ -316,12 +316,7 @@ def _array(item: Conv, exact: frozenset[type], kind: type, unique: bool) -> Conv
         out: Any = v
         for x in v:
             if type(x) not in exact:  # some item needs converting (or is wrong)
-                out = []
-                for i, x in enumerate(v):
-                    try:
-                        out.append(item(x))
-                    except ValidationError as e:
-                        raise e.prefixed(i) from None
+                out = map_items(item, v)
                 break
         if unique:
             check_unique(v)

@@ -21,11 +21,13 @@ from typing import Any, Union
 
 __all__ = [
     "Array", "Choice", "Described", "Field", "Fixed", "Map", "Node", "Object", "Ref", "Scalar",
-    "Union_", "Unsupported", "MISSING", "accepts_null", "describe", "describe_function", "describe_object",
+    "Union_", "Unsupported", "MISSING", "JSON_TYPES", "accepts_null", "describe", "describe_function", "describe_object",
 ]
 
 MISSING: Any = dataclasses.MISSING
 NoneType = type(None)
+# The JSON Schema ``type`` of each Python scalar the generator accepts.
+JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean", NoneType: "null"}
 
 
 class Unsupported(TypeError):
@@ -91,7 +93,7 @@ class Described:
     text: str
 
 
-Node = Union[Scalar, Choice, Array, Fixed, Map, Union_, Ref, Described]
+Node = Scalar | Choice | Array | Fixed | Map | Union_ | Ref | Described
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

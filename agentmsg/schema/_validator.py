@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
+from .._checks import type_name
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
 
@@ -33,7 +34,6 @@ __all__ = [
     "check_unique",
     "compile_schema",
     "json_key",
-    "json_type",
     "key_label",
     "type_error",
     "unexpected",
@@ -57,26 +57,6 @@ UNSUPPORTED = frozenset({
     "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "contentSchema",
 })
 
-_JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
-
-
-def json_type(value: object) -> str:
-    """Return the JSON type name of ``value`` (``integer`` for whole numbers, even ``1.0``)."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def _is_integer(v: object) -> bool:
@@ -97,11 +77,12 @@ TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
 
 
 def type_error(expected: str, value: object) -> ValidationError:
-    """Return the ``type`` error for ``value`` (its message never shows the value)."""
-    got = json_type(value)
-    if got == "integer" and not isinstance(value, int):
-        got = "number"
-    return ValidationError(f"expected {expected}, got {got}", "", "type")
+    """Return the ``type`` error for ``value``, naming JSON Schema's types (``integer or null``).
+
+    >>> str(type_error("integer or null", "7"))
+    'expected integer or null, got string'
+    """
+    return ValidationError(f"expected {expected}, got {type_name(value)}", "", "type")
 
 
 def any_of_error(errors: Sequence[ValidationError]) -> ValidationError:
@@ -181,7 +162,7 @@ class _Compiler:
             checks.append(_enum_check(_array(schema["enum"], "enum")))
         if "const" in schema:
             checks.append(_const_check(schema["const"]))
-        parse = _FORMATS.get(schema.get("format"))  # type: ignore[arg-type]
+        parse = _FORMATS.get(schema.get("format"))  # type: ignore[arg-type]  # a non-string format finds no entry
         if parse is not None:
             checks.append(_format_check(parse, schema["format"]))
         if folded == "object" or any(k in schema for k in ("properties", "required", "additionalProperties")):
@@ -296,9 +277,8 @@ class _Compiler:
                     try:
                         rest(v[i])
                     except ValidationError as e:
-                        if rest is _refuse:
-                            e = ValidationError("unexpected item", "", "unexpected")
-                        raise e.prefixed(i) from None
+                        err = ValidationError("unexpected item", "", "unexpected") if rest is _refuse else e
+                        raise err.prefixed(i) from None
             if unique:
                 check_unique(v)
 
@@ -366,8 +346,8 @@ def _array(value: object, keyword: str) -> Sequence[Any]:
 
 
 def _count(value: object, keyword: str) -> int:
-    if _is_integer(value) and value >= 0:  # type: ignore[operator]
-        return int(value)  # type: ignore[call-overload, no-any-return]
+    if _is_integer(value) and value >= 0:  # type: ignore[operator]  # _is_integer checked the type
+        return int(value)  # type: ignore[call-overload, no-any-return]  # _is_integer checked the type
     if keyword == "maxItems" and value == -1:
         return -1
     raise TypeError(f"{keyword!r} must be a non-negative integer")

@@ -75,7 +75,7 @@ _decode = _decoder.decode
 # Its pair hook (the duplicate-key check) costs about half the parse again; a cheaper, exact
 # way to see a repeated key with the standard library was not found (counting colons in the
 # text costs more than the hook).
-_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]  # JSONDecoder.scan_once is undocumented and untyped
 
 
 class _Slow(Exception):

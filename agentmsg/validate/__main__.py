@@ -1,5 +1,7 @@
 """``python -m agentmsg.validate``: run the command-line checker."""
 
+from __future__ import annotations
+
 from . import main
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def _tokens(text: str, pos: int) -> Iterator[tuple[str, int, int]]:
     """Yield ``(kind, start, end)``: kind is one of ``{}[],:``, ``s`` (string) or ``v`` (scalar)."""
     size = len(text)
     while True:
-        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
         if pos >= size:
             return
         char = text[pos]
@@ -102,7 +102,7 @@ def _walk(text: str, pos: int = 0) -> Iterator[tuple[int, Path, str, int, int]]:
             yield _KEY, path, kind, start, end
         else:
             if objects and not objects[-1]:
-                path[-1] = path[-1] + 1  # type: ignore[operator]
+                path[-1] = path[-1] + 1  # type: ignore[operator]  # an array's last path item is its int index
             yield _VALUE, path, kind, start, end
             if kind == "{":
                 objects.append(True)
@@ -129,7 +129,7 @@ def locate(text: str, segments: Path, start: int = 0) -> int:
     >>> locate('[1, {"a": [true, null]}]', [1, "missing"])
     4
     """
-    best_depth, best = -1, _WS.match(text, start).end()  # type: ignore[union-attr]
+    best_depth, best = -1, _WS.match(text, start).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
     want = len(segments)
     walk = _walk(text, start)
     for event, path, kind, begin, end in walk:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from .._checks import expect_object, expected, missing
+from .._checks import expect_object, expected, map_items, missing
 from ..errors import ConversationOrderError, ValidationError
 from ..events import decode as decode_event
 from ..history import ConversationHistory
@@ -34,7 +34,8 @@ from ..providers import anthropic, ollama, openai
 from ..records import UnknownRecord
 from ..records import decode as decode_record
 from ..streaming import ToolCallDelta
-from ..tools import ToolCall, ToolDefinition, ToolResult
+from ..messages import ToolResult
+from ..tools import ToolCall, ToolDefinition
 
 __all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
 
@@ -311,11 +312,7 @@ def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
         if type(doc) is not list:
             raise expected("an array of stream chunks", doc, "")
         stream = parser()
-        for i, chunk in enumerate(doc):
-            try:
-                stream.feed(chunk)
-            except ValidationError as exc:
-                raise exc.prefixed(i) from None
+        map_items(stream.feed, doc)
         stream.finish()
 
     return check
