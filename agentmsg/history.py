@@ -55,7 +55,7 @@ class ConversationHistory:
     def add(self, message: ChatMessage) -> None:
         """Append ``message`` or raise ``ConversationOrderError`` naming the broken rule."""
         if type(message) is not ChatMessage:
-            raise TypeError(f"expected a ChatMessage, got {type(message).__name__}")
+            raise TypeError(f"expected a ChatMessage, got {type_name(message)}")
         with self._lock:
             self._state, pending = _next_state(self._state, self._pending, message, len(self._messages))
             if pending is not None:
