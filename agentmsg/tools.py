@@ -329,6 +329,16 @@ _SCHEMA_LISTS = ("prefixItems", "anyOf", "allOf", "oneOf")
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 
 
+def check_strict(parameters: Any, path: str = "parameters") -> None:
+    """Raise ``ValidationError`` (code ``strict``) unless ``parameters`` keeps OpenAI's strict rule.
+
+    The rule of OpenAI's structured outputs that agentmsg checks: every object schema sets
+    ``additionalProperties: false``. ``ToolDefinition(..., strict=True)`` runs it; so does
+    ``openai.to_tools`` for a strict definition another provider's codec read.
+    """
+    _check_strict(parameters, path)
+
+
 def _check_strict(schema: Any, path: str) -> None:
     if type(schema) is not FrozenDict:
         return

@@ -268,7 +268,7 @@ def test_anthropic_refuses_blocks_it_cannot_carry() -> None:
 
 
 def test_strict_and_descriptions() -> None:
-    strict = ToolDefinition("get", "Get it.", {"type": "object", "properties": {}, "additionalProperties": False})
+    strict = ToolDefinition("get", "Get it.", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
     loose = ToolDefinition("put", "put", {"type": "object"}, strict=False)
     assert openai.to_tools([strict, loose]) == [
         {"type": "function", "function": {"name": "get", "description": "Get it.", "parameters": {"type": "object", "properties": {}, "additionalProperties": False}, "strict": True}},
@@ -283,7 +283,7 @@ def test_strict_and_descriptions() -> None:
 def test_tool_errors_are_in_provider_terms() -> None:
     raises(openai.from_tools, [{"type": "function", "function": {"name": "bad name"}}], code="pattern", path="[0].function.name")
     raises(openai.from_tools, [{"type": "function", "function": {"name": "ok", "parameters": {"type": "array"}}}], code="value", path="[0].function.parameters.type")
-    raises(anthropic.from_tools, [{"name": "ok", "input_schema": {"type": "object"}, "strict": True}], code="strict", path="[0].input_schema.additionalProperties")
+    raises(openai.from_tools, [{"type": "function", "function": {"name": "ok", "parameters": {"type": "object"}, "strict": True}}], code="strict", path="[0].function.parameters.additionalProperties")
     raises(anthropic.from_tools, [{"type": "web_search_20250305", "name": "web_search"}], code="unsupported", path="[0].type")
     raises(openai.from_tools, [{"type": "custom", "custom": {}}], code="unsupported", path="[0].type")
 

@@ -265,7 +265,7 @@ def every_small_change(base: Any) -> list[Any]:
 
 def _ours(schema: dict[str, Any], value: Any) -> ValidationError | None:
     try:
-        validate_arguments(schema, value)
+        validate_arguments(schema, value, formats=True)
     except ValidationError as e:
         return e
     return None

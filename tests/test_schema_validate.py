@@ -71,7 +71,7 @@ ERRORS = [
 def test_first_error_path_and_code(schema: Any, value: Any, path: str, code: str) -> None:
     for s, v in ((schema, value), (freeze_json(schema), freeze_json(value))):
         with pytest.raises(ValidationError) as info:
-            validate_arguments(s, v)
+            validate_arguments(s, v, formats=True)
         assert (info.value.path, info.value.code) == (path, code)
 
 
@@ -98,10 +98,15 @@ def test_messages_never_show_values() -> None:
         ({"const": "a"}, secret),
         ({"type": "string", "format": "date"}, secret),
         ({"additionalProperties": False}, {"k": secret}),
+        ({"pattern": "^[0-9]+$"}, secret),
+        ({"maxLength": 3}, secret),
+        ({"not": {"type": "string"}}, secret),
+        ({"format": "email"}, secret),
+        ({"minimum": 10**20}, 5),
     ]
     for schema, value in bad:
         with pytest.raises(ValidationError) as info:
-            validate_arguments(schema, value)
+            validate_arguments(schema, value, formats=True)
         assert secret not in str(info.value)
 
 
@@ -133,22 +138,48 @@ def test_long_unknown_key_is_cut_short_in_the_path() -> None:
 
 
 @pytest.mark.parametrize(
-    ("schema", "match"),
+    ("schema", "path", "match"),
     [
-        ({"minimum": 1}, "'minimum' is not supported"),
-        ({"properties": {"a": {"pattern": "x"}}}, "'pattern' is not supported"),
-        ({"$ref": "other.json"}, "only local \\$ref"),
-        ({"$ref": "#/$defs/missing"}, "does not resolve"),
-        ({"type": "text"}, "unknown JSON type"),
-        ({"required": "a"}, "'required' must be an array"),
-        ({"minItems": -1}, "non-negative integer"),
-        ({"type": "string", "default": float("nan")}, "must be a JSON value"),
-        (["type"], "must be an object or a boolean"),
+        ({"$ref": "other.json"}, "$ref", "only local JSON-pointer references"),
+        ({"$ref": "#/$defs/missing"}, "$ref", "does not resolve"),
+        ({"properties": {"a": {"$ref": "#/$defs/b"}}, "$defs": {"b": {"minimum": "1"}}}, "$defs.b.minimum", "must be a number"),
+        ({"type": "text"}, "type", "unknown JSON type"),
+        ({"required": "a"}, "required", "must be an array"),
+        ({"minItems": -1}, "minItems", "non-negative integer"),
+        ({"properties": {"a": {"maxLength": 1.5}}}, "properties.a.maxLength", "non-negative integer"),
+        ({"type": "string", "default": float("nan")}, "", "must be JSON"),
+        (["type"], "", "must be an object or a boolean"),
+        ({"properties": {"a": {"exclusiveMinimum": True}}}, "properties.a.exclusiveMinimum", "Draft 4"),
+        ({"items": [{"type": "string"}]}, "items", "prefixItems"),
+        ({"dependencies": {"a": ["b"]}}, "dependencies", "dependentRequired"),
+        ({"properties": {"a": {"unevaluatedProperties": False}}}, "properties.a.unevaluatedProperties", "not supported"),
+        ({"$defs": {"a": {"$dynamicRef": "#x"}}, "$ref": "#/$defs/a"}, "$defs.a.$dynamicRef", "not supported"),
+        ({"properties": {"a": {"$id": "http://x/a"}}}, "properties.a.$id", "at the root"),
+        ({"multipleOf": 0}, "multipleOf", "above 0"),
+        ({"anyOf": []}, "anyOf", "non-empty"),
+        ({"allOf": [{"not": {"pattern": "(a*)*"}}]}, "allOf[0].not.pattern", "catastrophic"),
+        ({"patternProperties": {"\\p{L}": {}}}, "patternProperties[" + json.dumps("\\p{L}") + "]", "Unicode property"),
+        ({"pattern": "(?i)abc"}, "pattern", "inline flags"),
+        ({"pattern": "[a-"}, "pattern", "unterminated"),
+        ({"pattern": 5}, "pattern", "must be a string"),
+        ({"propertyNames": 5}, "propertyNames", "must be an object or a boolean"),
+        ({"dependentRequired": {"a": "b"}}, "dependentRequired", "arrays of strings"),
     ],
 )
-def test_unsupported_or_broken_schemas_raise_type_error(schema: Any, match: str) -> None:
-    with pytest.raises(TypeError, match=match):
+def test_unsupported_or_broken_schemas_are_schema_errors(schema: Any, path: str, match: str) -> None:
+    with pytest.raises(ValidationError) as info:
         validate_arguments(schema, {"a": 1})
+    assert (info.value.code, info.value.path) == ("schema", path), str(info.value)
+    assert match in info.value.message
+
+
+def test_a_deeply_nested_schema_is_a_schema_error() -> None:
+    schema: Any = {"type": "string"}
+    for _ in range(5000):
+        schema = {"not": schema}
+    with pytest.raises(ValidationError) as info:
+        validate_arguments(schema, 1)
+    assert info.value.code in ("schema", "depth")
 
 
 def test_annotations_and_unknown_formats_are_ignored() -> None:
@@ -161,15 +192,16 @@ def test_dates_and_date_times() -> None:
     bad = ["2023-02-29T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:60Z", "2024-01-01 00:00:00Z",
            "2024-01-01T00:00:00+24:00", "0000-01-01T00:00:00Z", "2024-01-01T00:00:00Z\n", "２０２４-01-01T00:00:00Z"]
     for text in good:
-        validate_arguments({"format": "date-time"}, text)
+        validate_arguments({"format": "date-time"}, text, formats=True)
     for text in bad:
         with pytest.raises(ValidationError):
-            validate_arguments({"format": "date-time"}, text)
-    validate_arguments({"format": "date"}, "2024-02-29")
+            validate_arguments({"format": "date-time"}, text, formats=True)
+        validate_arguments({"format": "date-time"}, text)  # an annotation unless asked
+    validate_arguments({"format": "date"}, "2024-02-29", formats=True)
     for text in ("2023-02-29", "2024-1-01", "20240101", "0000-01-01"):
         with pytest.raises(ValidationError):
-            validate_arguments({"format": "date"}, text)
-    validate_arguments({"format": "date"}, 5)  # formats apply to strings only
+            validate_arguments({"format": "date"}, text, formats=True)
+    validate_arguments({"format": "date"}, 5, formats=True)  # formats apply to strings only
 
 
 def _nested(depth: int) -> Any:

@@ -23,7 +23,7 @@ from ..content import IMAGE_MEDIA_TYPES, ImageSource
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ToolCallAccumulator
-from ..tools import ToolCall, ToolDefinition, to_canonical_name, to_wire_name
+from ..tools import ToolCall, ToolDefinition, check_strict, to_canonical_name, to_wire_name
 
 __all__ = [
     "ERROR_PREFIX",
@@ -251,7 +251,7 @@ def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]
     return items
 
 
-def function_from(fn: dict[str, Any], rule: NameRule | None) -> ToolDefinition:
+def function_from(fn: dict[str, Any], rule: NameRule | None, strict_rule: bool = True) -> ToolDefinition:
     """Build a ToolDefinition from ``{name, description?, parameters?, strict?}``.
 
     The name is mapped to its canonical form (``to_canonical_name``) after the provider's
@@ -267,12 +267,19 @@ def function_from(fn: dict[str, Any], rule: NameRule | None) -> ToolDefinition:
     parameters = fn.get("parameters")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
-    return ToolDefinition(name, description, parameters, get_bool(fn, "strict", False))  # type: ignore[arg-type]  # ToolDefinition checks the parameters' type itself
+    strict = get_bool(fn, "strict", False)
+    # ToolDefinition checks the parameters' type itself
+    definition = ToolDefinition(name, description, parameters, strict and strict_rule)  # type: ignore[arg-type]  # checked by ToolDefinition
+    if strict and not strict_rule:
+        object.__setattr__(definition, "strict", True)
+    return definition
 
 
-def function_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, Any]:
+def function_to(definition: ToolDefinition, rule: NameRule | None, strict_rule: bool = True) -> dict[str, Any]:
     """Return the OpenAI-shape function object: ``strict`` only when true, description unless it is the name."""
     name = wire_name(definition.name, "name", rule)
+    if definition.strict and strict_rule:
+        check_strict(definition.parameters)
     fn: dict[str, Any] = {"name": name}
     if definition.description != name:
         fn["description"] = definition.description
@@ -282,14 +289,16 @@ def function_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, 
     return fn
 
 
-def function_tools_to(definitions: Iterable[ToolDefinition], rule: NameRule | None) -> list[dict[str, Any]]:
+def function_tools_to(
+    definitions: Iterable[ToolDefinition], rule: NameRule | None, strict_rule: bool = True
+) -> list[dict[str, Any]]:
     """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    return map_items(lambda definition: _function_tool_to(definition, rule), checked_tools(definitions))
+    return map_items(lambda definition: _function_tool_to(definition, rule, strict_rule), checked_tools(definitions))
 
 
-def _function_tool_to(definition: ToolDefinition, rule: NameRule | None) -> dict[str, Any]:
+def _function_tool_to(definition: ToolDefinition, rule: NameRule | None, strict_rule: bool) -> dict[str, Any]:
     try:
-        return {"type": "function", "function": function_to(definition, rule)}
+        return {"type": "function", "function": function_to(definition, rule, strict_rule)}
     except ValidationError as exc:
         raise exc.prefixed("function") from None
 
@@ -302,19 +311,19 @@ _FUNCTION_FIELDS = {
 }
 
 
-def function_tools_from(items: Any, rule: NameRule | None) -> tuple[ToolDefinition, ...]:
+def function_tools_from(items: Any, rule: NameRule | None, strict_rule: bool = True) -> tuple[ToolDefinition, ...]:
     """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    return tuple(map_items(lambda item: _function_tool_from(item, rule), expect_items(items, "tools")))
+    return tuple(map_items(lambda item: _function_tool_from(item, rule, strict_rule), expect_items(items, "tools")))
 
 
-def _function_tool_from(item: Any, rule: NameRule | None) -> ToolDefinition:
+def _function_tool_from(item: Any, rule: NameRule | None, strict_rule: bool) -> ToolDefinition:
     item = expect_object(item)
     kind = item.get("type")
     if kind is not None and kind != "function":
         raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
     fn = get_object(item, "function")
     try:
-        return function_from(fn, rule)
+        return function_from(fn, rule, strict_rule)
     except ValidationError as exc:
         raise rename(exc, _FUNCTION_FIELDS) from None
 

@@ -419,7 +419,7 @@ def _tool_from(item: Any) -> ToolDefinition:
     if schema is None:
         raise missing("input_schema")
     try:
-        return function_from({**item, "parameters": schema}, ANTHROPIC_NAMES)
+        return function_from({**item, "parameters": schema}, ANTHROPIC_NAMES, strict_rule=False)
     except ValidationError as exc:
         raise rename(exc, _TOOL_FIELDS) from None
 

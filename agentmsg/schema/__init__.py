@@ -75,7 +75,7 @@ def schema_for(tp: Any, strict: bool = True) -> dict[str, Any]:
     return schema
 
 
-def validate_arguments(schema: Any, value: Any) -> None:
+def validate_arguments(schema: Any, value: Any, *, formats: bool = False) -> None:
     """Check ``value`` against the JSON Schema ``schema``; raise ``ValidationError`` if it fails.
 
     >>> schema = {"type": "object", "properties": {"files": {"type": "array", "items": {
@@ -86,14 +86,26 @@ def validate_arguments(schema: Any, value: Any) -> None:
     ...     print(exc)
     files[2].mode: must be one of the allowed values
 
+    >>> try:
+    ...     validate_arguments({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}}, {"n": 11})
+    ... except ValidationError as exc:
+    ...     print(exc, exc.code)
+    n: must be at most 10 value
+
     The error has the path of the first bad value and a stable ``code`` from ``errors.CODES``:
-    ``type``, ``missing`` (``required``), ``unexpected`` (``additionalProperties``, extra items, a
-    ``false`` schema), ``value`` (``enum``, ``const``, ``minItems``, ``anyOf``, ``oneOf``),
-    ``pattern`` (``format``), ``size`` (``maxItems``), ``unique`` or ``depth``. Supported keywords: those the generator emits
-    plus ``const``, ``oneOf`` and boolean schemas; a schema using another assertion keyword
-    raises ``TypeError``. Formats ``date`` and ``date-time`` are checked.
+    ``type``, ``missing`` (``required``, ``dependentRequired``), ``unexpected``
+    (``additionalProperties``, extra items, a ``false`` schema, ``propertyNames``), ``value``
+    (``enum``, ``const``, the numeric bounds, ``multipleOf``, ``minItems``, ``minLength``,
+    ``minProperties``, ``contains``, ``anyOf``, ``oneOf``, ``not``), ``size`` (``maxItems``,
+    ``maxLength``, ``maxProperties``, ``maxContains``), ``pattern`` (``pattern``, ``format``),
+    ``unique`` or ``depth``. The Draft 2020-12 vocabulary tool schemas use is supported
+    (docs/tool-schemas.md lists it); a schema that uses anything else, or a malformed keyword,
+    raises ``ValidationError`` with code ``schema`` and the keyword's path in the schema.
+    ``format`` is an annotation unless ``formats=True``, which asserts ``date``, ``time``,
+    ``date-time``, ``email``, ``ipv4``, ``ipv6``, ``uri`` and ``uuid``. Compiled schemas are
+    cached (by JSON text, and by identity for a ``FrozenDict`` such as ``ToolDefinition.parameters``).
     """
-    check = _check_for(schema)
+    check = _check_for(schema, formats)
     try:
         check(value)
     except RecursionError:
@@ -255,34 +267,39 @@ def _builder_for(tp: Any, strict: bool) -> Callable[[Any], Any]:
     return builder
 
 
-_FROZEN_CHECKS: dict[int, tuple[Any, Check]] = {}
+_FROZEN_CHECKS: dict[tuple[int, bool], tuple[Any, Check]] = {}
 
 
-def _check_for(schema: Any) -> Check:
+def _check_for(schema: Any, formats: bool = False) -> Check:
     """Return the compiled check of ``schema``, cached by its JSON text.
 
     A ``FrozenDict`` schema (as ``ToolDefinition.parameters``) cannot change, so it is also
     cached by identity, which skips serializing it on every call.
     """
     if type(schema) is FrozenDict:
-        entry = _FROZEN_CHECKS.get(id(schema))
+        key = (id(schema), formats)
+        entry = _FROZEN_CHECKS.get(key)
         if entry is not None and entry[0] is schema:
             return entry[1]
         if len(_FROZEN_CHECKS) >= 256:
             _FROZEN_CHECKS.clear()
-        check = _check_for(dict(schema))
-        _FROZEN_CHECKS[id(schema)] = (schema, check)  # holding the schema keeps its id unique
+        check = _check_for(dict(schema), formats)
+        _FROZEN_CHECKS[key] = (schema, check)  # holding the schema keeps its id unique
         return check
     try:
         text = json.dumps(schema, allow_nan=False)
+    except RecursionError:
+        raise ValidationError("the schema is nested too deeply", "", "schema") from None
     except (TypeError, ValueError):
-        raise TypeError("schema must be a JSON value (an object or a boolean)") from None
-    return _compiled(text)
+        raise ValidationError(
+            "a schema must be JSON: objects, arrays, strings, finite numbers, booleans and null", "", "schema"
+        ) from None
+    return _compiled(text, formats)
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(text: str) -> Check:
-    return compile_schema(json.loads(text))
+def _compiled(text: str, formats: bool) -> Check:
+    return compile_schema(json.loads(text), formats)
 
 
 class _Emitter:
