@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields as dataclass_fields
 from typing import Any, NamedTuple, TypeVar
 
-from ._checks import check_array, check_choice, check_keys, check_object, expect_object, missing
+from ._checks import check_array, check_choice, check_keys, check_object, expect_object, map_items, missing
 from .errors import ValidationError
 
 __all__ = ["slot_setters", "new", "wire", "wired", "nested", "each", "SOURCE"]
@@ -102,13 +102,7 @@ def each(from_dict: Callable[[Any], Any]) -> Callable[[Any, str], tuple[Any, ...
     """Return a ``decode`` that builds every item of an array, its errors under ``path[i]``."""
 
     def decode(value: Any, path: str) -> tuple[Any, ...]:
-        out = []
-        for i, item in enumerate(check_array(value, path)):
-            try:
-                out.append(from_dict(item))
-            except ValidationError as err:
-                raise err.prefixed(i).prefixed(path) from None
-        return tuple(out)
+        return tuple(map_items(from_dict, check_array(value, path), path))
 
     return decode
 
