@@ -289,7 +289,7 @@ class AgentTurn:
         if any(client.tools_changed for client in self._clients):  # the server said its tools changed
             self.tools = _one_namespace(self._local, self._clients, self.provider, self._route)
             self.executor.registry = self.tools
-        return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]
+        return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]  # provider is any codec module (typed Any)
 
     def receive(self, answer: Any) -> None:
         """Take the model's answer: a response body (a dict), or an iterable of stream events.
@@ -456,10 +456,10 @@ class AgentTurn:
         if mcp is not None:
             for index, resource in enumerate(mcp.resources):
                 artifact = {"id": f"{item.id}:resource:{index}", "type": "mcp_resource", "content": thaw_json(resource)}
-                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]
+                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
             if mcp.structured is not None:
                 artifact = {"id": f"{item.id}:structured", "type": "json", "content": thaw_json(mcp.structured)}
-                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]
+                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
         status = "error" if message.is_error else "completed"
         self._emit(ToolMessageComplete(id=tool_id, status=status, timestamp=self._clock()))
 

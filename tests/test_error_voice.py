@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import agentmsg
 from agentmsg.errors import CODES, ORDER_CODES, ValidationError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentmsg"
@@ -152,3 +153,140 @@ def test_the_table_documents_each_code_in_one_line():
 def test_codes_survive_pickling(code):
     err = pickle.loads(pickle.dumps(ValidationError("must be something", "a.b", code)))
     assert (err.code, err.path, str(err)) == (code, "a.b", "a.b: must be something")
+
+
+# -- one wording, JSON type names, TypeError for misuse -----------------------------------------
+
+
+def _error_messages() -> list[tuple[str, int, ast.expr]]:
+    """The message argument of every ValidationError(...) in the package."""
+    found = []
+    for rel, tree in _modules().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _call_name(node) in _ERRORS and node.args:
+                found.append((rel, node.lineno, node.args[0]))
+    return found
+
+
+def test_messages_name_json_types_never_python_types():
+    messages = _error_messages()
+    assert len(messages) > 150
+    # a value's type is named by _checks.type_name; an exception's class may be named (schema/_build)
+    python_names = [
+        f"{rel}:{line}" for rel, line, arg in messages
+        if "__name__" in ast.unparse(arg) and "type(error).__name__" not in ast.unparse(arg)
+    ]
+    assert not python_names, python_names
+
+
+@pytest.mark.parametrize(
+    ("call", "path", "code", "message"),
+    [
+        (lambda: agentmsg.ChatMessage.from_dict({"role": "user", "content": 5}), "content", "type",
+         "expected a string or a list of parts, got number"),
+        (lambda: agentmsg.ChatMessage.assistant(tool_calls=[{"id": "c"}]), "tool_calls[0]", "type",
+         "expected a ToolCall, got object"),
+        (lambda: agentmsg.ImagePart("a.png"), "source", "type", "expected an ImageSource, got string"),
+        (lambda: agentmsg.ToolCall("c1", "f", [1]), "arguments", "type", "expected an object, got array"),
+        (lambda: agentmsg.ToolCall("c1", "f", {"x": float("nan")}), "arguments.x", "value", "must be a finite number"),
+        (lambda: agentmsg.ImageSource.from_dict({"type": "blob"}), "type", "value", "must be one of url, base64, file"),
+        (lambda: agentmsg.ConversationHistory.from_list([{"role": "user", "content": "a"}, {"role": "user"}]),
+         "[1].content", "missing", "is required for user messages (the empty string is valid)"),
+    ],
+)
+def test_one_voice_for_bad_data(call, path, code, message):
+    with pytest.raises(ValidationError) as info:
+        call()
+    assert (info.value.path, info.value.code, info.value.message) == (path, code, message)
+
+
+def test_nan_reads_the_same_in_arguments_and_in_number_fields():
+    from agentmsg._checks import check_float
+
+    with pytest.raises(ValidationError) as field:
+        check_float(float("inf"), "x", minimum=0.0)
+    with pytest.raises(ValidationError) as argument:
+        agentmsg.ToolCall("c1", "f", {"x": float("inf")})
+    assert field.value.message == argument.value.message == "must be a finite number"
+
+
+def test_programmer_misuse_is_a_type_error_that_names_the_fix(tmp_path):
+    from agentmsg.io.store import MessageStore
+    from agentmsg.providers import anthropic, ollama, openai
+
+    for codec in (openai, anthropic, ollama):
+        with pytest.raises(TypeError, match=r"from_messages\)$"):
+            codec.to_messages([{"role": "user", "content": "Hi"}])
+        with pytest.raises(TypeError, match=r"from_tools\)$"):
+            codec.to_tools([{"name": "now"}])
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike, got number"):
+        MessageStore(5)  # type: ignore[arg-type]
+    # the same dict as data is decoded, and bad data stays a ValidationError
+    assert openai.from_messages([{"role": "user", "content": "Hi"}])[0].content == "Hi"
+    with pytest.raises(ValidationError):
+        openai.from_messages([{"role": "user", "content": 5}])
+
+
+# -- one helper for the enumerate/try/prefix loop -----------------------------------------------
+
+
+def test_map_items_prefixes_the_index_and_the_path():
+    from agentmsg._checks import check_str, map_items
+
+    assert map_items(str.upper, ("a", "b")) == ["A", "B"]
+    for path, expected in (("", "[2].name"), ("tools", "tools[2].name"), ("data.calls", "data.calls[2].name")):
+        with pytest.raises(ValidationError) as info:
+            map_items(lambda item: check_str(item.get("name"), "name"), [{"name": "a"}, {"name": "b"}, {"name": 3}], path)
+        assert (info.value.path, info.value.code) == (expected, "type")
+    with pytest.raises(KeyError):  # only ValidationError gains a path; anything else passes through
+        map_items(lambda item: item["x"], [{}])
+
+
+def test_decoders_report_the_index_through_map_items():
+    from agentmsg.providers import anthropic, openai
+
+    with pytest.raises(ValidationError) as info:
+        openai.from_messages([{"role": "user", "content": "a"}, {"role": "user", "content": [{"type": "text", "text": 1}]}])
+    assert info.value.path == "[1].content[0].text"
+    with pytest.raises(ValidationError) as info:
+        anthropic.from_tools([{"name": "a", "input_schema": {"type": "object"}}, {"name": "b"}])
+    assert (info.value.path, info.value.code) == ("[1].input_schema", "missing")
+
+
+# -- one copy of each shared table and helper ---------------------------------------------------
+
+
+def _sources() -> dict[str, str]:
+    return {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@pytest.mark.parametrize(
+    ("needle", "home"),
+    [
+        ('b"\\x89PNG', "_images.py"),  # image magic bytes
+        ('b"GIF89a"', "_images.py"),
+        ("def split_data_url", "_images.py"),
+        ('("system", "user", "assistant", "tool")', "roles.py"),  # the role names
+        ('int: "integer", float: "number"', "schema/_types.py"),  # the JSON Schema type table
+        ("def type_name(", "_checks.py"),
+        ("def map_items(", "_checks.py"),
+    ],
+)
+def test_one_copy_of_each_shared_piece(needle, home):
+    holders = [rel for rel, text in _sources().items() if needle in text]
+    assert holders == [home], holders
+
+
+def test_the_image_helpers_agree_with_their_callers():
+    from agentmsg._images import decode_base64, is_base64, sniff, split_data_url
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    assert sniff(decode_base64(png)) == "image/png" and is_base64(png)
+    assert split_data_url(f"data:image/png;base64,{png}") == ("image/png", png)
+    assert split_data_url("https://example.com/a.png") is None and not is_base64("abc")
+    assert sniff(b"RIFF\x00\x00\x00\x00WEBPVP8 ") == "image/webp" and sniff(b"plain text") is None
+    source = agentmsg.ImageSource.from_url(f"data:image/png;base64,{png}")
+    from agentmsg.io.recognition import image_bytes
+    from agentmsg.providers._common import sniff_media_type
+
+    assert image_bytes(source) == decode_base64(png) and sniff_media_type(png, "images[0]") == "image/png"

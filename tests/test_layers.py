@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import typing
 from pathlib import Path
 
@@ -72,3 +73,57 @@ def test_tool_result_to_message_is_typed_and_unchanged():
     message = ToolResult.success("call_1", "42").to_message()
     assert type(message) is ChatMessage and message.to_dict() == {"role": "tool", "tool_call_id": "call_1", "content": "42"}
     assert agentmsg.ToolResult is ToolResult
+
+
+# -- house style: one way to write annotations, ignores that say why ----------------------------
+
+# Files whose owner is rewriting them (issue 11's field tables); their style is theirs to settle.
+_OWNED = ("events/", "records.py", "_fields.py")
+# Modules without ``from __future__ import annotations``, each for the reason its comment gives.
+_NO_FUTURE = {"__init__.py", "schema/__init__.py"}
+
+
+def _package_files() -> list[tuple[str, str]]:
+    return [
+        (str(p.relative_to(PACKAGE)), p.read_text(encoding="utf-8"))
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if not str(p.relative_to(PACKAGE)).startswith(_OWNED)
+    ]
+
+
+def test_every_module_postpones_annotations():
+    files = _package_files()
+    assert len(files) > 30
+    missing = sorted(rel for rel, text in files if not re.search(r"^from __future__ import annotations$", text, re.M))
+    assert missing == sorted(_NO_FUTURE), missing
+    for rel in _NO_FUTURE:
+        assert "No ``from __future__ import annotations`` here" in (PACKAGE / rel).read_text(encoding="utf-8")
+
+
+def test_annotations_say_x_or_none_never_optional_or_union():
+    found = []
+    for rel, text in _package_files():
+        for node in ast.walk(ast.parse(text)):
+            annotations: list[ast.expr] = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+                annotations += [a.annotation for a in every if a.annotation is not None]
+                annotations += [node.returns] if node.returns is not None else []
+            elif isinstance(node, ast.AnnAssign):
+                annotations.append(node.annotation)
+            for annotation in annotations:
+                text_of = ast.unparse(annotation)
+                if "Optional[" in text_of or "Union[" in text_of:
+                    found.append(f"{rel}:{annotation.lineno}: {text_of}")
+    assert not found, found
+
+
+def test_every_type_ignore_says_why():
+    bare = [
+        f"{rel}:{number}"
+        for rel, text in _package_files()
+        for number, line in enumerate(text.splitlines(), 1)
+        if "# type: ignore" in line and not re.search(r"# type: ignore\[[^\]]+\]  # \S", line)
+    ]
+    assert not bare, bare

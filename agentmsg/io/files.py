@@ -184,7 +184,7 @@ class FileResolver:
         absolute = os.path.isabs(path)
         if not absolute and self.root is None:
             raise FileAccessError("a relative path needs a workspace root (FileResolver(root=...))", "no_root")
-        joined = path if absolute else os.path.join(self.root, path)  # type: ignore[arg-type]  # root is not None: checked above
+        joined = path if absolute or self.root is None else os.path.join(self.root, path)
         if absolute and not self.confine_absolute:
             return os.path.realpath(joined)
         if self.root is None:

@@ -934,9 +934,9 @@ class McpClient:
                 )
             transport = HttpTransport(target, headers=headers, max_message_bytes=max_message_bytes)
         elif all(hasattr(target, verb) for verb in ("open", "send", "close", "describe")):
-            transport = target  # type: ignore[assignment]
+            transport = target  # type: ignore[assignment]  # duck-typed: it has the Transport methods
         else:
-            transport = StdioTransport(target, env=env, cwd=cwd, max_message_bytes=max_message_bytes)  # type: ignore[arg-type]
+            transport = StdioTransport(target, env=env, cwd=cwd, max_message_bytes=max_message_bytes)  # type: ignore[arg-type]  # StdioTransport checks the command itself
         self.transport = transport
         self.command = getattr(transport, "command", None)
         self.name = name if name else transport.describe()
@@ -1155,7 +1155,7 @@ class McpClient:
     def _timed_out(self, request_id: int) -> None:
         stuck = getattr(self.transport, "stuck", None)
         if stuck is not None:
-            self.transport.stuck = True  # type: ignore[attr-defined]
+            self.transport.stuck = True  # type: ignore[attr-defined]  # checked with getattr above
         try:  # the specification asks to tell the server; best effort, never waits
             self.transport.send(
                 {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "timeout"}},

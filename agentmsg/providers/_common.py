@@ -182,7 +182,7 @@ def image_from_url(url: object, path: str) -> ImageSource:
 def image_url(source: ImageSource) -> str:
     """Return a URL for the image: its own URL, or a ``data:`` URL for base64 data."""
     if source.type == "url":
-        return source.url  # type: ignore[return-value]  # ImageSource invariant: url sources have a url
+        return source.url or ""
     if source.type == "base64":
         return f"data:{source.media_type};base64,{source.data}"
     raise refuse_file()

@@ -148,7 +148,7 @@ def _source_to(source: ImageSource) -> dict[str, Any]:
     if source.type == "base64":
         return {"type": "base64", "media_type": source.media_type, "data": source.data}
     if source.type == "url":
-        parts = split_data_url(source.url)  # type: ignore[arg-type]  # ImageSource invariant: url sources have a url
+        parts = split_data_url(source.url or "")
         if parts is not None:
             return {"type": "base64", "media_type": parts[0], "data": parts[1]}
         return {"type": "url", "url": source.url}
@@ -199,7 +199,7 @@ def _assistant_to(message: ChatMessage) -> Any:
 
 
 def _tool_result_to(message: ChatMessage) -> dict[str, Any]:
-    if _TOOL_ID.fullmatch(message.tool_call_id) is None:  # type: ignore[arg-type]  # tool messages always have a tool_call_id
+    if _TOOL_ID.fullmatch(message.tool_call_id or "") is None:
         raise ValidationError("Anthropic tool ids must be letters, digits, '_' and '-'", "tool_call_id", UNSUPPORTED)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
     content = message.content

@@ -123,7 +123,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         elif role is TOOL:
             if message.is_error:
                 item["content"] = ERROR_PREFIX + item["content"]
-            name = names.get(message.tool_call_id)  # type: ignore[arg-type]  # tool messages always have a tool_call_id
+            name = names.get(message.tool_call_id or "")
             if name is None:
                 raise ValidationError(
                     "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
@@ -155,9 +155,9 @@ def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
 
 def _base64_of(source: ImageSource) -> str:
     if source.type == "base64":
-        return source.data  # type: ignore[return-value]  # ImageSource invariant: base64 sources have data
+        return source.data or ""
     if source.type == "url":
-        parts = split_data_url(source.url)  # type: ignore[arg-type]  # ImageSource invariant: url sources have a url
+        parts = split_data_url(source.url or "")
         if parts is not None:
             return parts[1]
         raise ValidationError(

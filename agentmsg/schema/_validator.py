@@ -570,8 +570,8 @@ def _array(value: object, keyword: str) -> Sequence[Any]:
 def _count(value: object, keyword: str) -> int:
     if value == -1 and keyword.startswith("max") and _is_integer(value):
         return -1  # the default: no maximum
-    if _is_integer(value) and value >= 0:  # type: ignore[operator]  # _is_integer checked the type
-        return int(value)  # type: ignore[call-overload, no-any-return]  # _is_integer checked the type
+    if isinstance(value, (int, float)) and _is_integer(value) and value >= 0:
+        return int(value)
     raise schema_error("must be a non-negative integer", keyword)
 
 
