@@ -453,9 +453,8 @@ class _Compiler:
                     try:
                         rest(v[i])
                     except ValidationError as e:
-                        if rest is _refuse:
-                            e = ValidationError("unexpected item", "", "unexpected")
-                        raise e.prefixed(i) from None
+                        err = ValidationError("unexpected item", "", "unexpected") if rest is _refuse else e
+                        raise err.prefixed(i) from None
             if unique:
                 check_unique(v)
 
