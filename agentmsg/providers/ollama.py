@@ -100,9 +100,10 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     ...     ImagePart(ImageSource.from_base64("iVBORw0KGgo=", "image/png"))])])
     [{'role': 'user', 'content': 'What is this?', 'images': ['iVBORw0KGgo=']}]
     """
-    out: list[dict[str, Any]] = []
     names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages that answer
-    for i, message in enumerate(checked_messages(messages)):
+
+    def encode(pair: tuple[int, Any]) -> dict[str, Any]:
+        i, message = pair
         if type(message) is not ChatMessage:
             raise not_a_message(message, i)
         role = message.role
@@ -112,7 +113,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         elif content is None:
             item = {"role": "assistant", "content": ""}
         else:
-            item = _parts_to(ROLE_NAMES[role], content, i)  # type: ignore[arg-type]  # content is a tuple here: str and None were handled above
+            item = _parts_to(ROLE_NAMES[role], content)  # type: ignore[arg-type]  # content is a tuple here: str and None were handled above
         if role is ASSISTANT:
             if message.tool_calls:
                 calls = []
@@ -127,26 +128,24 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
             if name is None:
                 raise ValidationError(
                     "Ollama matches a tool result by tool name: it must answer a tool call of an earlier message",
-                    f"[{i}].tool_call_id",
+                    "tool_call_id",
                     UNSUPPORTED,
                 )
             item["tool_name"] = name
             item["tool_call_id"] = message.tool_call_id
-        out.append(item)
-    return out
+        return item
+
+    return map_items(encode, enumerate(checked_messages(messages)))
 
 
 def _image_of(part: Any) -> str | None:
     return None if type(part) is TextPart else _base64_of(part.source)
 
 
-def _parts_to(role: str, content: tuple[Any, ...], i: int) -> dict[str, Any]:
+def _parts_to(role: str, content: tuple[Any, ...]) -> dict[str, Any]:
     """Return ``{"role", "content", "images"?}``: the text parts joined, the images as base64."""
     texts = [part.text for part in content if type(part) is TextPart]
-    try:
-        images = [data for data in map_items(_image_of, content, "content") if data is not None]
-    except ValidationError as exc:
-        raise exc.prefixed(i) from None
+    images = [data for data in map_items(_image_of, content, "content") if data is not None]
     item: dict[str, Any] = {"role": role, "content": "".join(texts)}
     if images:
         item["images"] = images
@@ -201,27 +200,22 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
     assistant message with its ``tool_name``; else the first unanswered call. Images (bare
     base64) get their media type from their first bytes. ``thinking`` is not carried.
     """
-    out: list[ChatMessage] = []
     pending: list[ToolCall] = []  # calls of the last assistant message not answered yet
-    for i, item in enumerate(expect_items(items, "messages")):
-        try:
-            item = expect_object(item)
-            role = _role_of(item)
-            content = _content_from(item, role)
-            if role is ASSISTANT:
-                calls = _calls_from(item, f"messages[{i}]")
-                message = assistant(content, calls)
-                pending = list(calls)
-            elif role is TOOL:
-                message = ChatMessage.tool(_answered(item, pending), content)
-            elif role is USER:
-                message = ChatMessage.user(content)
-            else:
-                message = ChatMessage(SYSTEM, content)
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
-        out.append(message)
-    return tuple(out)
+
+    def decode(pair: tuple[int, Any]) -> ChatMessage:
+        i, item = pair
+        item = expect_object(item)
+        role = _role_of(item)
+        content = _content_from(item, role)
+        if role is ASSISTANT:
+            calls = _calls_from(item, f"messages[{i}]")
+            pending[:] = calls
+            return assistant(content, calls)
+        if role is TOOL:
+            return ChatMessage.tool(_answered(item, pending), content)
+        return ChatMessage.user(content) if role is USER else ChatMessage(SYSTEM, content)
+
+    return tuple(map_items(decode, enumerate(expect_items(items, "messages"))))
 
 
 def _role_of(item: dict[str, Any]) -> MessageRole:
