@@ -1,4 +1,6 @@
-"""Run every benchmark in one go (agentmsg beside pydantic v2, msgspec and langchain-core).
+"""Run every benchmark in one go (agentmsg beside pydantic v2, msgspec, langchain-core and the SDKs).
+
+The first part, ``goals``, prints the goal table of issue 19 (agentmsg / peer CPU-time ratios).
 
 Run: python benchmarks/run.py [core schema providers records events processors validate]
 Install the peers first for their columns: python -m pip install -e ".[bench]"
@@ -10,7 +12,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ["core", "schema", "providers", "records", "events", "processors", "validate"]
+PARTS = ["goals", "core", "schema", "providers", "records", "events", "processors", "validate"]
 
 
 def main() -> int:

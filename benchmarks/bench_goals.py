@@ -1,0 +1,355 @@
+"""The goal table of issue 19: every workload beside its peer, as a ratio agentmsg / peer.
+
+Run: python benchmarks/bench_goals.py [--full]   (peers: python -m pip install -e ".[bench]")
+
+Every time is **CPU time** (``time.process_time``; children's rusage for subprocesses), not wall
+time: on a shared, loaded machine wall time mostly measures the wait for a core. Each ratio is the
+median of interleaved rounds (agentmsg, peer, agentmsg, peer, ...), each round the best of a few
+timed runs; below 1 means agentmsg is faster. By default the validate-CLI log is a generated
+~10 MB JSON Lines file and the peak-memory document ~20 MB; ``--full`` uses the issue's 100 MB log
+and 60 MB document.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import enum
+import gc
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_peers import import_cost  # noqa: E402
+from bench_providers import anthropic_stream, openai_stream  # noqa: E402
+from bench_validate import realistic_lines  # noqa: E402
+
+from agentmsg import ChatMessage, ToolCall, from_json, to_json  # noqa: E402
+
+ROUNDS = 5
+ARGS_A = {"path": "hello.py", "content": "print('hello, world')\n", "mode": "w"}
+ARGS_B = {"command": ["python", "hello.py"], "timeout": 30, "env": {"PYTHONUNBUFFERED": "1"}}
+TEXT = "I'll write the file and run it."
+
+
+def cpu_ns(fn: Callable[[], Any], repeat: int = 3, min_time: float = 0.05) -> float:
+    """Best CPU ns per call of ``fn`` over ``repeat`` runs of at least ``min_time`` s."""
+    timer = timeit.Timer(fn, timer=time.process_time)
+    number = 1
+    while timer.timeit(number) < min_time / 4:
+        number *= 2
+    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
+
+
+def interleaved(ours: Callable[[], Any], theirs: Callable[[], Any], rounds: int = ROUNDS,
+                measure: Callable[[Callable[[], Any]], float] = cpu_ns) -> tuple[float, float]:
+    """Median CPU cost of ``ours`` and of ``theirs`` over interleaved rounds."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(rounds):
+        a.append(measure(ours))
+        b.append(measure(theirs))
+    return statistics.median(a), statistics.median(b)
+
+
+def pydantic_models() -> Any:
+    """The message model of bench_core with ``dict[str, JsonValue]`` arguments (checked JSON values)."""
+    from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
+
+    class PTextPart(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        type: Literal["text"]
+        text: str
+
+    class PImageSource(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        type: Literal["url", "base64", "file"]
+        url: Optional[str] = None
+        media_type: Optional[str] = None
+        data: Optional[str] = None
+        path: Optional[str] = None
+
+    class PImagePart(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        type: Literal["image"]
+        source: PImageSource
+
+    class PToolCall(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        id: str = Field(min_length=1)
+        name: str = Field(pattern=r"^[A-Za-z0-9_]{1,64}$")
+        arguments: dict[str, JsonValue] = {}
+
+    class PMessage(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        role: Literal["system", "user", "assistant", "tool"]
+        content: Union[str, list[Union[PTextPart, PImagePart]], None] = None
+        tool_calls: list[PToolCall] = []
+        tool_call_id: Optional[str] = None
+        is_error: bool = False
+
+        @model_validator(mode="after")
+        def _rules(self) -> PMessage:
+            if self.tool_calls and self.role != "assistant":
+                raise ValueError("only assistant messages carry tool calls")
+            if self.role == "tool" and not self.tool_call_id:
+                raise ValueError("tool messages need tool_call_id")
+            if self.content is None and not (self.role == "assistant" and self.tool_calls):
+                raise ValueError("content is required")
+            return self
+
+    for model in (PTextPart, PImageSource, PImagePart, PToolCall, PMessage):
+        model.model_rebuild(_types_namespace={"PMessage": PMessage, "JsonValue": JsonValue, **locals()})
+    return PMessage, PToolCall, TypeAdapter(PMessage), TypeAdapter(list[PMessage])
+
+
+class Mode(enum.Enum):
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass(frozen=True)
+class LineRange:
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class EditFile:
+    path: str
+    mode: Mode
+    lines: LineRange
+    tags: list[str]
+    dry_run: bool = False
+    note: Optional[str] = None
+
+
+EDIT_ARGS = {"path": "src/app.py", "mode": "write", "lines": {"start": 10, "end": 42},
+             "tags": ["refactor", "small"], "dry_run": True, "note": None}
+
+
+def conversation() -> list[dict[str, Any]]:
+    """1,000 messages: user / assistant with two tool calls / two tool results, repeated."""
+    out: list[dict[str, Any]] = []
+    i = 0
+    while len(out) < 1000:
+        a, b = f"call_{i}_a", f"call_{i}_b"
+        out += [{"role": "user", "content": f"Step {i}: write the file and run it."},
+                {"role": "assistant", "content": TEXT, "tool_calls": [
+                    {"id": a, "name": "write_file", "arguments": ARGS_A},
+                    {"id": b, "name": "run_command", "arguments": ARGS_B}]},
+                {"role": "tool", "tool_call_id": a, "content": "File written: 22 bytes"},
+                {"role": "tool", "tool_call_id": b, "content": "hello, world"}]
+        i += 1
+    return out[:1000]
+
+
+def agent_log(path: str, size: int) -> int:
+    """Write a JSON Lines agent log of about ``size`` bytes, ~30% of user turns with a data-URL image."""
+    r = random.Random(11)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(r.randrange(256) for _ in range(3000))).decode()
+    written = 0
+    seed = 0
+    with open(path, "w", encoding="utf-8") as f:
+        while written < size:
+            for line in realistic_lines(20_000, seed):
+                if '"type": "image"' in line:
+                    doc = json.loads(line)
+                    doc["content"][1]["source"] = {"type": "url", "url": "data:image/png;base64," + png}
+                    line = json.dumps(doc)
+                f.write(line + "\n")
+                written += len(line) + 1
+                if written >= size:
+                    break
+            seed += 1
+    return written
+
+
+def child_cpu(argv: list[str]) -> float:
+    """CPU ns (user + system) of a child process running ``argv``; it must exit 0."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1e9
+
+
+PYDANTIC_CLI = """
+import sys
+sys.path.insert(0, {bench!r})
+from bench_goals import pydantic_models
+adapter = pydantic_models()[2]
+bad = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        try:
+            adapter.validate_json(line)
+        except ValueError:
+            bad += 1
+print(bad)
+"""
+
+LOADS_LOOP = """
+import json, sys
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        json.loads(line)
+"""
+
+
+Row = tuple[str, str, str, Callable[[float], bool], float | None]
+
+
+def main() -> int:
+    full = "--full" in sys.argv[1:]
+    rows: list[Row] = []
+    pyd = pydantic_models()
+    PMessage, PToolCall, one, many = pyd
+
+    def add(name: str, peer: str, goal: str, ok: Callable[[float], bool], value: float | None) -> None:
+        rows.append((name, peer, goal, ok, value))
+        shown = "-" if value is None else f"{value:.2f}"
+        print(f"  measured {name}: {shown}", file=sys.stderr, flush=True)
+
+    print(f"Python {sys.version.split()[0]}; CPU time (process_time / children's rusage), "
+          f"medians of {ROUNDS} interleaved rounds", flush=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "agent.jsonl")
+        size = agent_log(log, (100 if full else 10) << 20)
+        mb = f"{size / (1 << 20):.0f} MB"
+        cli = [sys.executable, "-m", "agentmsg.validate", "--quiet", "--jsonl", log]
+        peer_cli = [sys.executable, "-c", PYDANTIC_CLI.format(bench=str(ROOT / "benchmarks")), log]
+        loads = [sys.executable, "-c", LOADS_LOOP, log]
+        rounds = 3
+        ours_t, peer_t, loads_t = [], [], []
+        for _ in range(rounds):
+            ours_t.append(child_cpu(cli))
+            peer_t.append(child_cpu(peer_cli))
+            loads_t.append(child_cpu(loads))
+        ours = statistics.median(ours_t)
+        add(f"validate CLI, {mb} JSON Lines log", "pydantic validate_json per line", "<= 0.8x",
+            lambda v: v <= 0.8, ours / statistics.median(peer_t))
+        add(f"validate CLI, {mb} JSON Lines log", "bare json.loads loop", "<= 2x",
+            lambda v: v <= 2, ours / statistics.median(loads_t))
+
+    conv = conversation()
+    text = json.dumps(conv)
+    from agentmsg._json import loads_strict
+    a, b = interleaved(lambda: [ChatMessage.from_dict(d) for d in loads_strict(text)], lambda: many.validate_json(text))
+    add("1,000-message conversation from JSON", "TypeAdapter(list[Model]).validate_json", "<= 0.8x",
+        lambda v: v <= 0.8, a / b)
+
+    def am_make() -> Any:
+        return ChatMessage.assistant(TEXT, [ToolCall("call_1", "write_file", ARGS_A), ToolCall("call_2", "run_command", ARGS_B)])
+
+    def pm_make() -> Any:
+        return PMessage(role="assistant", content=TEXT, tool_calls=[
+            PToolCall(id="call_1", name="write_file", arguments=ARGS_A),
+            PToolCall(id="call_2", name="run_command", arguments=ARGS_B)])
+
+    am, pm = am_make(), pm_make()
+    doc = am.to_dict()
+    a, b = interleaved(am_make, pm_make)
+    add("assistant + 2 tool calls: construct", "pydantic, JsonValue arguments", "<= 0.8x", lambda v: v <= 0.8, a / b)
+    a, b = interleaved(lambda: ChatMessage.from_dict(doc), lambda: PMessage.model_validate(doc))
+    add("assistant + 2 tool calls: from_dict", "pydantic, JsonValue arguments", "<= 0.8x", lambda v: v <= 0.8, a / b)
+    a, b = interleaved(am.to_dict, lambda: pm.model_dump(exclude_defaults=True))
+    add("assistant + 2 tool calls: to_dict", "pydantic, JsonValue arguments", "<= 0.33x (3x faster)",
+        lambda v: v <= 1 / 3, a / b)
+
+    from pydantic import TypeAdapter
+    call = ToolCall("call_1", "edit_file", EDIT_ARGS)
+    call.arguments_as(EditFile)  # the compiled validator is cached, as a user's second call sees it
+    edit = TypeAdapter(EditFile)
+    a, b = interleaved(lambda: call.arguments_as(EditFile), lambda: edit.validate_python(EDIT_ARGS))
+    add("arguments_as, 6-field dataclass (nested + enum)", "TypeAdapter(cls).validate_python", "<= 0.8x",
+        lambda v: v <= 0.8, a / b)
+
+    from agentmsg.providers import anthropic as am_anthropic, openai as am_openai
+    from anthropic.lib.streaming._messages import accumulate_event
+    from anthropic.types import RawMessageStreamEvent
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+    import anthropic._models
+    import openai._models
+
+    oa_chunks = openai_stream()
+    an_events = anthropic_stream()
+
+    def parse(module: Any, chunks: list[Any]) -> Any:
+        parser = module.StreamParser()
+        for c in chunks:
+            parser.feed(c)
+        return parser.finish()
+
+    def openai_sdk() -> Any:
+        # what the SDK does per chunk: build the typed chunk from the decoded JSON, then accumulate
+        state = ChatCompletionStreamState()
+        for c in oa_chunks:
+            state.handle_chunk(openai._models.construct_type(type_=ChatCompletionChunk, value=c))
+        return state.get_final_completion()
+
+    def anthropic_sdk() -> Any:
+        snapshot = None
+        bufs: dict[int, bytes] = {}
+        for e in an_events:
+            event = anthropic._models.construct_type(type_=RawMessageStreamEvent, value=e)
+            snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=bufs)
+        return snapshot
+
+    a, b = interleaved(lambda: parse(am_openai, oa_chunks), openai_sdk)
+    add("OpenAI stream, 2,000 chunks, StreamParser", "openai ChatCompletionStreamState", "<= 0.5x",
+        lambda v: v <= 0.5, a / b)
+    a, b = interleaved(lambda: parse(am_anthropic, an_events), anthropic_sdk)
+    add("Anthropic stream, 2,000 events, StreamParser", "anthropic accumulate_event", "<= 0.5x",
+        lambda v: v <= 0.5, a / b)
+
+    import_ms = statistics.median(import_cost("import agentmsg")[0] for _ in range(10))
+    rows.append(("import agentmsg (fresh interpreter, ms CPU)", "-", "<= 20 ms", lambda v: v <= 20, import_ms))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        big = os.path.join(tmp, "conversation.json")
+        target = (60 if full else 20) << 20
+        chunk = conversation()
+        docs: list[Any] = []
+        per = len(json.dumps(chunk))
+        for _ in range(max(1, target // per)):
+            docs += chunk
+        with open(big, "w", encoding="utf-8") as f:
+            json.dump(docs, f)
+        size = os.path.getsize(big)
+        script = ("import resource, sys; from agentmsg.validate import main; "
+                  "status = main(['--quiet', sys.argv[1]]); "
+                  "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        out = subprocess.run([sys.executable, "-c", script, big], capture_output=True, text=True, cwd=ROOT, check=True)
+        peak = int(out.stdout.split()[-1]) * 1024  # ru_maxrss is in KiB on Linux
+        rows.append((f"peak memory validating one {size / (1 << 20):.0f} MB JSON document (RSS / size)", "its size",
+                     "<= 4x", lambda v: v <= 4, peak / size))
+
+    print(f"\n{'workload':<62} {'peer':<42} {'goal':<22} {'measured':>9}  ")
+    print("-" * 142)
+    for name, peer, goal, ok, value in rows:
+        shown = "-" if value is None else (f"{value:.1f} ms" if "ms" in goal else f"{value:.2f}x")
+        print(f"{name:<62} {peer:<42} {goal:<22} {shown:>9}  {'met' if value is not None and ok(value) else 'MISSED'}")
+    print("(ratio = agentmsg CPU time / peer CPU time in the same run; below 1 means agentmsg is faster; "
+          "peak memory includes the interpreter's own ~20 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
