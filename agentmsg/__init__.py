@@ -23,18 +23,41 @@ if _sys.version_info < (3, 10):  # say so before a module uses dataclass(slots=T
         "agentmsg needs Python 3.10 or newer; this is Python %d.%d" % tuple(_sys.version_info[:2])
     )
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from ._json import from_json, to_json
 from ._frozen import FrozenDict
-from .formats import json_schema
 from .content import ContentPart, ImagePart, ImageSource, TextPart
 from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
 from .history import ConversationHistory
 from .messages import ChatMessage, ToolResult
 from .roles import MessageRole
-from .streaming import ToolCallAccumulator, ToolCallDelta
 from .tools import ToolCall, ToolDefinition
 
 __version__ = "0.1.0.dev0"
+
+if _TYPE_CHECKING:  # the names loaded on first use (below), for type checkers
+    from .formats import json_schema
+    from .streaming import ToolCallAccumulator, ToolCallDelta
+
+# Names whose modules load on first use, not with ``import agentmsg`` (import time): what a
+# program that only builds, checks and stores messages does not need.
+_LAZY = {"json_schema": "formats", "ToolCallAccumulator": "streaming", "ToolCallDelta": "streaming"}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentmsg' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = (
     "ChatMessage",

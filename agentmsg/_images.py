@@ -10,13 +10,30 @@
 
 from __future__ import annotations
 
-import base64
 import re
+from collections.abc import Callable
 
 __all__ = ["is_base64", "decode_base64", "split_data_url", "sniff"]
 
-_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}", re.ASCII)
-_DATA_URL = re.compile(r"data:([a-z]+/[a-z0-9.+-]+);base64,", re.ASCII)
+
+# Compiled on first use, not at import: each stub rebinds its global to the compiled method.
+def _load_base64(text: str) -> re.Match[str] | None:
+    global _base64
+    _base64 = re.compile(r"[A-Za-z0-9+/]*={0,2}", re.ASCII).fullmatch
+    return _base64(text)
+
+
+_base64: Callable[[str], re.Match[str] | None] = _load_base64
+
+
+def _load_data_url(text: str) -> re.Match[str] | None:
+    global _data_url
+    _data_url = re.compile(r"data:([a-z]+/[a-z0-9.+-]+);base64,", re.ASCII).match
+    return _data_url(text)
+
+
+_data_url: Callable[[str], re.Match[str] | None] = _load_data_url
+
 
 # The first bytes of each format agentmsg recognises, and its media type. WebP is "RIFF", a
 # 4-byte size, then "WEBP" (see ``sniff``).
@@ -34,17 +51,19 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 
 def is_base64(text: str) -> bool:
     """Return whether ``text`` is canonical base64: its alphabet, padded to a multiple of 4."""
-    return not len(text) % 4 and _BASE64.fullmatch(text) is not None
+    return not len(text) % 4 and _base64(text) is not None
 
 
 def decode_base64(text: str) -> bytes:
     """Return the bytes of base64 ``text``; raise ``ValueError`` if it is not base64."""
-    return base64.b64decode(text, validate=True)
+    from base64 import b64decode  # loaded on first use, not at ``import agentmsg``
+
+    return b64decode(text, validate=True)
 
 
 def split_data_url(url: str) -> tuple[str, str] | None:
     """Return ``(media_type, data)`` of a ``data:<type>;base64,<data>`` URL, else None."""
-    match = _DATA_URL.match(url)
+    match = _data_url(url)
     if match is None:
         return None
     return match.group(1), url[match.end() :]

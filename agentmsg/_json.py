@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from .errors import ValidationError
@@ -47,9 +47,40 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
-_decode_checked = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
+# ``json`` is imported on the first encode or decode, not with the package (import time): each of
+# these stubs builds the real bound method, rebinds the module global to it and calls it, so every
+# later call goes straight to ``json`` with no extra frame.
+def _load_encode(obj: Any) -> str:
+    global _encode
+    from json import JSONEncoder
+
+    _encode = JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+    return _encode(obj)
+
+
+_encode: Callable[[Any], str] = _load_encode
+
+
+def _load_decode(text: str) -> Any:
+    global _decode
+    from json import JSONDecoder
+
+    _decode = JSONDecoder(parse_constant=_reject_constant).decode
+    return _decode(text)
+
+
+_decode: Callable[[str], Any] = _load_decode
+
+
+def _load_decode_checked(text: str) -> Any:
+    global _decode_checked
+    from json import JSONDecoder
+
+    _decode_checked = JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
+    return _decode_checked(text)
+
+
+_decode_checked: Callable[[str], Any] = _load_decode_checked
 
 
 def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
@@ -62,17 +93,20 @@ def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
         if not isinstance(text, str):
             text = bytes(text).decode("utf-8-sig")
         return (_decode_checked if duplicates else _decode)(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", "", "json"
-        ) from None
     except UnicodeDecodeError:
         raise ValidationError("not valid UTF-8", "", "json") from None
     except RecursionError:
         raise ValidationError("nested too deeply", "", "depth") from None
     except ValidationError:
         raise
-    except ValueError:  # an integer beyond the interpreter's digit limit
+    except ValueError as exc:
+        from json import JSONDecodeError  # loaded by the decoder that raised
+
+        if isinstance(exc, JSONDecodeError):
+            raise ValidationError(
+                f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", "", "json"
+            ) from None
+        # an integer beyond the interpreter's digit limit
         raise ValidationError("a number is too large to parse", "", "json") from None
 
 

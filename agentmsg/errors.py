@@ -37,8 +37,8 @@ content: expected a string or a list of parts, got number
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Callable
 
 __all__ = ["CODES", "ORDER_CODES", "ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
 
@@ -76,16 +76,27 @@ ORDER_CODES: dict[str, str] = {
 }
 
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII)
+def _load_plain_key(key: str) -> re.Match[str] | None:
+    """``fullmatch`` of a key that needs no quoting in a path (compiled on first use, not at import)."""
+    global _plain_key
+    _plain_key = re.compile(
+        r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}|\[\d+\]\S*|[A-Za-z_$][\w$.\[\]-]{0,127}", re.ASCII
+    ).fullmatch
+    return _plain_key(key)
+
+
+_plain_key: Callable[[str], re.Match[str] | None] = _load_plain_key
 
 
 def _join(key: str | int, path: str) -> str:
     if isinstance(key, int):
         head = f"[{key}]"
-    elif _PLAIN_KEY.fullmatch(key):
+    elif _plain_key(key):
         head = key
     else:  # a key from the data: quote it, shortened, so the path stays unambiguous
-        head = json.dumps(key if len(key) <= 32 else key[:29] + "...")
+        from json import dumps
+
+        head = dumps(key if len(key) <= 32 else key[:29] + "...")
         head = f"[{head}]"
     if not path:
         return head

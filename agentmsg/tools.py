@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
@@ -64,9 +65,36 @@ _ESCAPABLE = frozenset(
     c for c in map(chr, range(0x20, 0x7F)) if not (c.isascii() and (c.isalnum() or c == "_"))
 ) | {"_"}
 _HEX = "|".join(sorted(f"{ord(c):02x}" for c in _ESCAPABLE))
-_ESCAPE = re.compile(rf"_x({_HEX})_")
-_ESCAPE_HEAD = re.compile(rf"x(?:{_HEX})(?=[^A-Za-z0-9])")  # after a "_": text that would read as an escape
-_WIRE_NAME = re.compile(r"[\x20-\x7e]{1,64}")
+
+
+# The escape patterns are compiled on first use, not at import (``import agentmsg`` time): each
+# stub rebinds its module global to the compiled pattern's method, so later calls pay nothing.
+def _load_escape_sub(repl: Callable[[re.Match[str]], str], text: str) -> str:
+    global _escape_sub
+    _escape_sub = re.compile(rf"_x({_HEX})_").sub
+    return _escape_sub(repl, text)
+
+
+_escape_sub: Callable[[Callable[[re.Match[str]], str], str], str] = _load_escape_sub
+
+
+def _load_escape_head(text: str, pos: int) -> re.Match[str] | None:
+    """Match, after a "_", text that would read as an escape."""
+    global _escape_head
+    _escape_head = re.compile(rf"x(?:{_HEX})(?=[^A-Za-z0-9])").match
+    return _escape_head(text, pos)
+
+
+_escape_head: Callable[[str, int], re.Match[str] | None] = _load_escape_head
+
+
+def _load_wire_name(text: str) -> re.Match[str] | None:
+    global _wire_name
+    _wire_name = re.compile(r"[\x20-\x7e]{1,64}").fullmatch
+    return _wire_name(text)
+
+
+_wire_name: Callable[[str], re.Match[str] | None] = _load_wire_name
 
 
 def to_canonical_name(wire_name: str) -> str:
@@ -93,12 +121,12 @@ def to_canonical_name(wire_name: str) -> str:
         raise ValidationError(f"expected a string, got {type_name(wire_name)}", "name", "type")
     if NAME_ESCAPE not in wire_name and _NAME.fullmatch(wire_name):
         return wire_name
-    if _WIRE_NAME.fullmatch(wire_name) is None:
+    if _wire_name(wire_name) is None:
         raise ValidationError("tool names are printable ASCII (1-64 characters)", "name", "pattern")
     out = []
     for i, c in enumerate(wire_name):
         if c == "_":
-            out.append("_x5f_" if _ESCAPE_HEAD.match(wire_name, i + 1) else c)
+            out.append("_x5f_" if _escape_head(wire_name, i + 1) else c)
         elif c in _ESCAPABLE:
             out.append(f"_x{ord(c):02x}_")
         else:
@@ -138,7 +166,7 @@ def to_wire_name(canonical_name: str) -> str:
     check_name(canonical_name)
     if NAME_ESCAPE not in canonical_name:
         return canonical_name
-    wire = _ESCAPE.sub(_unescape, canonical_name)
+    wire = _escape_sub(_unescape, canonical_name)
     if wire != canonical_name and to_canonical_name(wire) != canonical_name:
         raise ValidationError(
             "_x5f_ escapes only an underscore that starts an escape's text (as in _x5f_x2d_)",

@@ -35,7 +35,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_peers import import_cost  # noqa: E402
 from bench_providers import anthropic_stream, openai_stream  # noqa: E402
 from bench_validate import realistic_lines  # noqa: E402
 
@@ -211,6 +210,23 @@ with open(sys.argv[1], "rb") as f:
 """
 
 
+def import_ms_median(runs: int = 10) -> float:
+    """Median CPU ms of ``import agentmsg`` in fresh interpreters, with bytecode cached as installed.
+
+    ``PYTHONDONTWRITEBYTECODE`` would make every run compile the package from source (three times
+    the cost an installed package pays), so the runs get a bytecode cache of their own.
+    """
+    code = "import time; t = time.process_time(); import agentmsg; print(time.process_time() - t)"
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import agentmsg"], cwd=ROOT, env=env, check=True)
+        return statistics.median(
+            float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
+                                 capture_output=True, text=True).stdout) * 1000
+            for _ in range(runs))
+
+
 Row = tuple[str, str, str, Callable[[float], bool], float | None]
 
 
@@ -319,7 +335,7 @@ def main() -> int:
     add("Anthropic stream, 2,000 events, StreamParser", "anthropic accumulate_event", "<= 0.5x",
         lambda v: v <= 0.5, a / b)
 
-    import_ms = statistics.median(import_cost("import agentmsg")[0] for _ in range(10))
+    import_ms = import_ms_median()
     rows.append(("import agentmsg (fresh interpreter, ms CPU)", "-", "<= 20 ms", lambda v: v <= 20, import_ms))
 
     with tempfile.TemporaryDirectory() as tmp:

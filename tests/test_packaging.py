@@ -91,3 +91,56 @@ def test_import_does_not_pull_heavy_modules() -> None:
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+LAZY_MODULES = ("json", "json.decoder", "json.encoder", "json.scanner", "base64", "agentmsg.formats", "agentmsg.streaming")
+
+
+def test_import_leaves_json_and_base64_to_first_use() -> None:
+    # issue 19 (import time): these load on the first encode/decode or image check, not with the package
+    code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); before = set(sys.modules); import agentmsg; "
+            f"print(' '.join(sorted(m for m in {LAZY_MODULES!r} if m in sys.modules and m not in before)))")
+    result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_lazily_exported_names_load_on_first_access() -> None:
+    code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import agentmsg; "
+            "names = dir(agentmsg); from agentmsg import ToolCallDelta, json_schema; import agentmsg.streaming as s; "
+            "print('ToolCallDelta' in names, ToolCallDelta is s.ToolCallDelta, agentmsg.ToolCallAccumulator is s.ToolCallAccumulator, "
+            "json_schema('tool_call')['$ref'])\n"
+            "try:\n    agentmsg.nope\nexcept AttributeError as exc:\n    print(exc)")
+    result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["True True True #/$defs/tool_call", "module 'agentmsg' has no attribute 'nope'"]
+
+
+FIRST_USE = """
+import sys
+sys.path.insert(0, {root!r})
+from agentmsg import ChatMessage, ValidationError, from_json, to_json
+from agentmsg.tools import to_canonical_name, to_wire_name
+from agentmsg.content import ImageSource
+for text in (b"\\xff", "{{", '{{"a": NaN}}'):
+    try:
+        from_json(text, ChatMessage)
+    except ValidationError as exc:
+        print(exc.code, exc.path or "-")
+print(ValidationError("must not be empty", "name").prefixed("odd key").prefixed("tools").path)
+print(to_json(ChatMessage.user("hi")), to_canonical_name("db.query"), to_wire_name("db_x2e_query"))
+print(ImageSource.from_dict({{"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}).type)
+"""
+
+
+def test_lazily_loaded_parts_work_on_first_use_in_a_fresh_interpreter() -> None:
+    # each path is the first use of its lazily built decoder, encoder or pattern in that interpreter
+    result = subprocess.run([sys.executable, "-I", "-c", FIRST_USE.format(root=str(PACKAGE.parent))],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "json -", "json -", "json -",
+        'tools["odd key"].name',
+        '{"role":"user","content":"hi"} db_x2e_query db.query',
+        "url",
+    ]

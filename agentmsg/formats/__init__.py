@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..errors import ValidationError
@@ -50,6 +49,7 @@ def json_schema(name: str) -> dict[str, Any]:
         raise ValidationError(
             f"unknown schema; expected one of {', '.join(sorted(SCHEMA_FILES))}", "name", "value"
         ) from None
+    import json  # loaded on first use, like importlib.resources: not at ``import agentmsg``
     from importlib import resources  # loaded on first use: it is slow to import
 
     text = resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
