@@ -5,6 +5,12 @@ streams the turn to the session's room as socket events, every client reduces th
 history, a late client joins with ``chat:init`` and receives that history, and the chat messages
 of the turn (user, assistant with its tool call, tool result, final answer) go to a SQLite store.
 
+This is the protocol with nothing but the standard library, in one process, and it shows what
+the reference backend's scripted scenario does not: an artifact bound to a tool message and
+named by the completion's ``finalArtifactId``. The real backend, with Socket.IO, Server-Sent
+Events, a page, the agent loop and an MCP server, is ``examples/web_chat/server.py``
+(docs/web-chat.md).
+
 Run: python examples/chat_backend.py
 """
 

@@ -1,0 +1,505 @@
+"""The reference chat backend: Socket.IO, POST /api/chat (SSE) and a page, on agentmsg's agent loop.
+
+    pip install -e ".[web]"
+    (cd examples/web_chat && npm install)     # copies socket.io-client beside the page
+    python examples/web_chat/server.py --port 8000
+
+Endpoints:
+- ``GET /``: the chat page (static HTML, no build step); ``GET /socket.io.min.js``: the
+  socket.io browser client from the npm package ``socket.io-client`` (node_modules, never a CDN).
+- Socket.IO on ``/socket.io/``: ``chat:init`` ({"sessionId"?}; the ack is the ``chat:init`` reply:
+  history and artifacts; creates the session if new; joins room ``session_<id>``) and ``chat:send``
+  (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``
+  and every event of the turn to the room; the ack is ``{"sessionId", "status"}``).
+- ``POST /api/chat``: a ``ChatRequest`` JSON body, answered with Server-Sent Events (``event:``
+  the event name, ``data:`` its payload JSON), ending with ``completion``; the session id is in
+  the ``X-Session-Id`` response header.
+
+Bad client input never reaches the agent: it is answered with a ``chat:error`` event
+(``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
+Who the caller is: the Socket.IO ``auth`` token (``io({auth: {token}})``) or the HTTP
+``Authorization: Bearer <token>``; a session belongs to the token that created it (kept in
+memory: a product puts its own authentication here). Without a token a caller is anonymous
+and can open only new sessions.
+
+The model is a scripted stand-in speaking Anthropic's streamed Messages API (the recipes
+scenario), or ``--model anthropic|openai|ollama`` over plain HTTP (``ANTHROPIC_API_KEY``;
+``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for vLLM and other compatible servers; ``OLLAMA_HOST``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import binascii
+import json
+import logging
+import os
+import re
+import sys
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+try:
+    import socketio
+    import uvicorn
+except ImportError:
+    sys.exit('examples/web_chat/server.py needs the web extra: pip install -e ".[web]"')
+
+from agentmsg import ChatMessage, ConversationHistory  # noqa: E402
+from agentmsg.agent import AgentTurn  # noqa: E402
+from agentmsg.errors import ValidationError  # noqa: E402
+from agentmsg.events import (  # noqa: E402
+    ChatEntry,
+    ChatInit,
+    ChatInitRequest,
+    ChatRequest,
+    Completion,
+    SessionReducer,
+    ToolEntry,
+    UserEntry,
+    decode,
+    encode,
+    session_room,
+)
+from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
+from agentmsg.io.mcp import McpClient  # noqa: E402
+from agentmsg.io.store import MessageStore  # noqa: E402
+from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
+
+log = logging.getLogger("web_chat")
+
+SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
+MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
+MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
+MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{8,256}")
+IMAGE_MAGIC = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
+CLIENT_JS = HERE / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
+
+
+class ClientError(Exception):
+    """Bad input from a client: answered with ``chat:error`` (or an HTTP 4xx), never raised further."""
+
+    def __init__(self, code: str, path: str, error: str, status: int = 400) -> None:
+        super().__init__(error)
+        self.code, self.path, self.error, self.status = code, path, error, status
+
+    @classmethod
+    def invalid(cls, exc: ValidationError) -> ClientError:
+        return cls(exc.code, exc.path, str(exc))
+
+    def payload(self) -> dict[str, str]:
+        return {"code": self.code, "path": self.path, "error": self.error}
+
+
+# -- the models ------------------------------------------------------------------------------------
+
+def _anthropic_stream(text_pieces: list[str], call: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+    """Yield a Messages API stream (the parsed ``data:`` events): text deltas, then a tool call."""
+    yield {"type": "message_start", "message": {"id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message",
+                                                "role": "assistant", "content": [], "usage": {"input_tokens": 90}}}
+    yield {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+    for piece in text_pieces:
+        yield {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
+    yield {"type": "content_block_stop", "index": 0}
+    if call is not None:
+        yield {"type": "content_block_start", "index": 1,
+               "content_block": {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}}
+        yield {"type": "content_block_delta", "index": 1,
+               "delta": {"type": "input_json_delta", "partial_json": json.dumps(call["input"])}}
+        yield {"type": "content_block_stop", "index": 1}
+    yield {"type": "message_delta", "delta": {"stop_reason": "tool_use" if call else "end_turn"},
+           "usage": {"output_tokens": 20}}
+    yield {"type": "message_stop"}
+
+
+def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A stand-in for Claude: reads the request as the API would, answers in its stream shape.
+
+    The recipes scenario: to the user's question it answers with a short text and a call to the
+    MCP tool ``list_recipes``; to the tool's result, with the final answer listing the recipes.
+    """
+    last = body["messages"][-1]
+    content = last["content"]
+    if isinstance(content, list) and content and content[0].get("type") == "tool_result":
+        result = content[0]["content"]
+        text = result if isinstance(result, str) else " ".join(b.get("text", "") for b in result)
+        names = [line for line in text.split("\n") if line]
+        answer = f"You have {len(names)} recipes: " + (", ".join(names[:-1]) + " and " + names[-1]
+                                                      if len(names) > 1 else "".join(names)) + "."
+        return _anthropic_stream(re.findall(r"\S+\s*", answer), None)
+    seen_image = isinstance(content, list) and any(block.get("type") == "image" for block in content)
+    opening = ("I see your picture. " if seen_image else "") + "Let me check your cookbook."
+    call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": "list_recipes", "input": {}}
+    return _anthropic_stream(re.findall(r"\S+\s*", opening), call)
+
+
+def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
+    """POST ``body`` and yield the parsed events of the streamed answer (SSE ``data:`` or NDJSON)."""
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json", **headers})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        for raw in response:
+            line = raw.decode("utf-8").strip()
+            if ndjson:
+                if line:
+                    yield json.loads(line)
+            elif line.startswith("data:"):
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    return
+                yield json.loads(data)
+
+
+def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[str, Any]], Any], dict[str, Any]]:
+    """Return (provider module, model callable, params) for a real provider over plain HTTP."""
+    if name == "anthropic":
+        key = os.environ.get("ANTHROPIC_API_KEY") or sys.exit("--model anthropic needs ANTHROPIC_API_KEY")
+        headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+        params = {"model": model_name or "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
+        return anthropic, lambda body: _post_stream("https://api.anthropic.com/v1/messages", body, headers, False), params
+    if name == "openai":
+        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+        key = os.environ.get("OPENAI_API_KEY", "")
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+        params = {"model": model_name or "gpt-4.1-mini", "stream": True}
+        return openai, lambda body: _post_stream(f"{base}/chat/completions", body, headers, False), params
+    host = os.environ.get("OLLAMA_HOST", "http://localhost:11434").rstrip("/")
+    if "://" not in host:
+        host = "http://" + host
+    params = {"model": model_name or "llama3.2", "stream": True}
+    return ollama, lambda body: _post_stream(f"{host}/api/chat", body, {}, True), params
+
+
+# -- sessions --------------------------------------------------------------------------------------
+
+def _entries_from_store(messages: tuple[ChatMessage, ...], stamp: str) -> ChatInit:
+    """Rebuild a session's ``chat:init`` history from its stored chat messages (after a restart)."""
+    entries: list[Any] = []
+    names: dict[str, str] = {}
+    for i, message in enumerate(messages):
+        role = message.role.name
+        if role == "USER":
+            entries.append(UserEntry(content=message.text, timestamp=stamp))
+        elif role == "ASSISTANT":
+            names.update({call.id: call.name for call in message.tool_calls})
+            if message.text:
+                entries.append(ChatEntry(id=f"stored_{i}", content=message.text, timestamp=stamp))
+        elif role == "TOOL" and message.tool_call_id is not None:
+            name = names.get(message.tool_call_id, "tool")
+            entries.append(ToolEntry(id=message.tool_call_id, status="completed", tool_name=name, title=name,
+                                     content=message.text, progress_text="", timestamp=stamp, completed_at=stamp))
+    return ChatInit(messages=tuple(entries))
+
+
+class Session:
+    """One conversation: its owner, its chat history for the model, its reducer for the clients."""
+
+    def __init__(self, session_id: str, owner: str, stored: tuple[ChatMessage, ...]) -> None:
+        self.id = session_id
+        self.owner = owner
+        self.history = ConversationHistory([ChatMessage.system(SYSTEM_PROMPT), *stored])
+        init = _entries_from_store(stored, "1970-01-01T00:00:00Z") if stored else None
+        self.reducer = SessionReducer(init)
+        self.busy = False
+
+
+class ChatServer:
+    """The process's state: one store, one MCP client, the sessions; the Socket.IO and HTTP handlers."""
+
+    def __init__(self, store: MessageStore, recipes: McpClient, provider: Any,
+                 model: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> None:
+        self.store = store
+        self.recipes = recipes
+        self.provider, self.model, self.params = provider, model, params
+        self.sessions: dict[str, Session] = {}
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[],
+                                        max_http_buffer_size=MAX_BODY)
+        self.sio.on("connect", self.on_connect)
+        self.sio.on("chat:init", self.on_init)
+        self.sio.on("chat:send", self.on_send)
+        self.sio.on("*", self.on_other)
+        self.app = socketio.ASGIApp(self.sio, other_asgi_app=self.http)
+
+    # -- who may open what
+
+    def session(self, session_id: str | None, user: str) -> Session:
+        """Return the caller's session (created when new); another owner's is refused."""
+        if session_id is None:
+            session_id = uuid.uuid4().hex
+        elif not SESSION_ID.fullmatch(session_id):
+            raise ClientError("pattern", "sessionId", "sessionId: must be 1 to 64 letters, digits, '_' or '-'")
+        session = self.sessions.get(session_id)
+        if session is None:
+            stored = self.store.load(session_id)
+            if stored and user.startswith("anon:"):
+                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+            session = self.sessions[session_id] = Session(session_id, user, stored)
+        elif session.owner != user:
+            raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+        return session
+
+    def request(self, payload: Any) -> ChatRequest:
+        """Decode a ``chat:send`` payload, with the image bounded in size and checked to be an image."""
+        if isinstance(payload, dict) and isinstance(payload.get("image"), dict):
+            data = payload["image"].get("data")
+            if isinstance(data, str) and len(data) > MAX_IMAGE_BASE64:
+                raise ClientError("too_large", "image.data",
+                                  f"image.data: the image must be at most {MAX_IMAGE} bytes", 413)
+        try:
+            request = decode("chat:send", payload)
+        except ValidationError as exc:
+            raise ClientError.invalid(exc) from None
+        assert isinstance(request, ChatRequest)
+        if request.image is not None:
+            try:
+                head = base64.b64decode(request.image.data[:24], validate=True)
+            except binascii.Error:
+                head = b""
+            magic = IMAGE_MAGIC[request.image.media_type]
+            if not head.startswith(magic) or (request.image.media_type == "image/webp" and head[8:12] != b"WEBP"):
+                raise ClientError("not_image", "image.data",
+                                  f"image.data: the bytes are not a {request.image.media_type} image")
+        return request
+
+    # -- one agent turn, in a worker thread
+
+    @staticmethod
+    def claim(session: Session) -> None:
+        """Mark the session's turn as running (no await between the check and the mark)."""
+        if session.busy:
+            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running", 409)
+        session.busy = True
+
+    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
+        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+
+        def on_event(event: Any) -> None:  # the worker thread, or an MCP progress thread
+            try:
+                session.reducer.apply(event)
+            except ValidationError as exc:
+                log.error("the session refused an event of the turn: %s", exc.code)
+            loop.call_soon_threadsafe(queue.put_nowait, encode(event))
+
+        def work() -> str:
+            try:
+                turn = AgentTurn(self.provider, session.history, request, mcp=[self.recipes],
+                                 policy=ApprovalPolicy(default="auto"), params=self.params,
+                                 on_event=on_event, store=self.store, conversation_id=session.id)
+                outcome = turn.run(self.model)
+                if outcome.status == "approval":
+                    turn.cancel("this backend runs no approvals")
+                    outcome = turn.outcome or outcome
+                return outcome.status
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        session.reducer.apply(request)
+        done = loop.run_in_executor(None, work)
+        while (item := await queue.get()) is not None:
+            await sink(*item)
+        try:
+            return await done
+        except Exception as exc:  # a bug, not the client's: close the turn so the session lives on
+            log.exception("the turn could not run (%s)", type(exc).__name__)
+            closing = Completion.failed("the turn could not run; see the server log")
+            if session.reducer.turn_open:
+                session.reducer.apply(closing)
+                await sink(*encode(closing))
+            return "error"
+
+    # -- Socket.IO
+
+    async def on_connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        token = auth.get("token") if isinstance(auth, dict) else None
+        if token is not None and (type(token) is not str or not TOKEN.fullmatch(token)):
+            raise socketio.exceptions.ConnectionRefusedError("auth.token: must be 8 to 256 token characters")
+        await self.sio.save_session(sid, {"user": f"token:{token}" if token else f"anon:{sid}"})
+
+    async def _user(self, sid: str) -> str:
+        return str((await self.sio.get_session(sid))["user"])
+
+    async def _refuse(self, sid: str, error: ClientError) -> dict[str, str]:
+        await self.sio.emit("chat:error", error.payload(), to=sid)
+        return error.payload()
+
+    async def on_init(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
+        try:
+            try:
+                request = decode("chat:init", {} if payload is None else payload)
+            except ValidationError as exc:
+                raise ClientError.invalid(exc) from None
+            if not isinstance(request, ChatInitRequest):
+                raise ClientError("direction", "status", "chat:init: clients send a request, not the reply")
+            session = self.session(request.session_id, await self._user(sid))
+        except ClientError as error:
+            return await self._refuse(sid, error)
+        await self.sio.enter_room(sid, session_room(session.id))
+        return {**encode(session.reducer.to_init())[1], "sessionId": session.id}
+
+    async def on_send(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
+        try:
+            request = self.request(payload)
+            session = self.session(request.conversation_id, await self._user(sid))
+            room = session_room(session.id)
+            self.claim(session)
+            try:
+                await self.sio.enter_room(sid, room)
+                await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
+
+                async def broadcast(name: str, event_payload: Any) -> None:
+                    await self.sio.emit(name, event_payload, room=room)
+
+                status = await self.turn(session, request, broadcast)
+            finally:
+                session.busy = False
+        except ClientError as error:
+            return await self._refuse(sid, error)
+        return {"sessionId": session.id, "status": status}
+
+    async def on_other(self, event: str, sid: str, *payload: Any) -> None:
+        await self._refuse(sid, ClientError("unknown", "event", "event: clients send only chat:init and chat:send"))
+
+    # -- HTTP: the page, the client script, POST /api/chat
+
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            return
+        method, path = scope["method"], scope["path"]
+        if path == "/" and method == "GET":
+            await _respond(send, 200, (HERE / "static" / "index.html").read_bytes(), "text/html; charset=utf-8")
+        elif path == "/socket.io.min.js" and method == "GET":
+            if CLIENT_JS.is_file():
+                await _respond(send, 200, CLIENT_JS.read_bytes(), "text/javascript; charset=utf-8")
+            else:
+                await _respond(send, 404, b"// run `npm install` in examples/web_chat to copy socket.io-client here\n",
+                               "text/javascript; charset=utf-8")
+        elif path == "/api/chat" and method == "POST":
+            await self.api_chat(scope, receive, send)
+        elif path in ("/", "/socket.io.min.js", "/api/chat"):
+            await _json(send, 405, ClientError("method", "method", "method: not allowed here").payload())
+        else:
+            await _json(send, 404, ClientError("unknown", "path", "path: no such endpoint").payload())
+
+    async def api_chat(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            body = await _read_body(receive, headers)
+            try:
+                payload = json.loads(body)
+            except (UnicodeDecodeError, ValueError):
+                raise ClientError("json", "body", "body: must be a JSON object") from None
+            request = self.request(payload)
+            auth = headers.get("authorization", "")
+            token = auth[7:] if auth.startswith("Bearer ") else None
+            if token is not None and not TOKEN.fullmatch(token):
+                raise ClientError("token", "authorization", "authorization: must be 'Bearer <8 to 256 token characters>'", 401)
+            session = self.session(request.conversation_id, f"token:{token}" if token else f"anon:{uuid.uuid4().hex}")
+            self.claim(session)
+        except ClientError as error:
+            await _json(send, error.status, error.payload())
+            return
+        try:
+            await self.stream(session, request, send)
+        finally:
+            session.busy = False
+
+    async def stream(self, session: Session, request: ChatRequest, send: Any) -> None:
+        """Answer a claimed ``POST /api/chat`` with the turn's events as Server-Sent Events."""
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
+            (b"x-session-id", session.id.encode())]})
+        room = session_room(session.id)
+        await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
+        gone = False
+
+        async def stream(name: str, event_payload: Any) -> None:
+            nonlocal gone
+            await self.sio.emit(name, event_payload, room=room)  # web clients in the room see it too
+            if not gone:
+                data = json.dumps(event_payload, ensure_ascii=False)
+                try:
+                    await send({"type": "http.response.body", "more_body": True,
+                                "body": f"event: {name}\ndata: {data}\n\n".encode()})
+                except OSError:  # the client went away; the turn still ends and is stored
+                    gone = True
+
+        await self.turn(session, request, stream)
+        if not gone:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _read_body(receive: Any, headers: dict[str, str]) -> bytes:
+    if not headers.get("content-type", "").startswith("application/json"):
+        raise ClientError("content_type", "content-type", "content-type: must be application/json", 415)
+    length = headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientError("disconnect", "body", "body: the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _respond(send: Any, status: int, body: bytes, content_type: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
+    await _respond(send, status, json.dumps(payload).encode(), "application/json")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="server.py", description="The agentmsg reference chat backend.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--store", default="web_chat.db", help="SQLite file of the conversations (or :memory:)")
+    parser.add_argument("--model", choices=("scripted", "anthropic", "openai", "ollama"), default="scripted")
+    parser.add_argument("--model-name", help="the provider's model name (a default per provider)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args.model == "scripted":
+        provider, model, params = anthropic, scripted_model, {"model": "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
+    else:
+        provider, model, params = http_model(args.model, args.model_name)
+    recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
+    with MessageStore(args.store) as store, McpClient(recipes_cmd, name="recipes", timeout=60) as recipes:
+        chat = ChatServer(store, recipes, provider, model, params)
+        print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {args.store})", flush=True)
+        uvicorn.run(chat.app, host=args.host, port=args.port, log_level="warning", lifespan="off")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

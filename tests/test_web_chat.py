@@ -1,0 +1,356 @@
+"""examples/web_chat/server.py for real: a server process on loopback, python-socketio clients, SSE over http.client."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import socketio
+
+from agentmsg.events import SessionReducer
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = ROOT / "examples" / "web_chat" / "server.py"
+CLIENT_JS = ROOT / "examples" / "web_chat" / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
+QUESTION = "What recipes do I have?"
+ANSWER = "You have 3 recipes: Pancakes, Tomato soup and Omelette."
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
+TIMEOUT = 60  # seconds: a bound for the server to start and for a turn, never a performance claim
+
+
+class Server:
+    def __init__(self, store: Path) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, str(SERVER), "--port", str(self.port), "--store", str(store)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            assert self.process.poll() is None, self.process.stdout.read() if self.process.stdout else ""
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise TimeoutError("the chat server did not start") from None
+                time.sleep(0.1)
+
+    def stop(self) -> str:
+        self.process.terminate()
+        try:
+            out, _ = self.process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, _ = self.process.communicate()
+        return out or ""
+
+    def http(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("web_chat") / "chat.db"
+
+
+@pytest.fixture(scope="module")
+def server(store: Path) -> Iterator[Server]:
+    running = Server(store)
+    try:
+        yield running
+    finally:
+        out = running.stop()
+    assert "Traceback" not in out, out  # no handler ever crashed
+
+
+class Client:
+    """A python-socketio client that records every event it receives."""
+
+    def __init__(self, server: Server, token: str | None = "alice-token-1") -> None:
+        self.events: list[tuple[str, Any]] = []
+        self.completed = threading.Event()
+        self.errors: list[dict[str, Any]] = []
+        self.sio = socketio.Client(reconnection=False)
+
+        @self.sio.on("*")
+        def record(name: str, payload: Any = None) -> None:
+            if name == "chat:error":
+                self.errors.append(payload)
+            else:
+                self.events.append((name, payload))
+            if name == "completion":
+                self.completed.set()
+
+        self.sio.connect(server.url, auth={"token": token} if token else None, wait_timeout=TIMEOUT,
+                         transports=["websocket"])
+
+    def call(self, name: str, payload: Any) -> Any:
+        return self.sio.call(name, payload, timeout=TIMEOUT)
+
+    def close(self) -> None:
+        self.sio.disconnect()
+
+
+@pytest.fixture
+def clients(server: Server) -> Iterator[list[Client]]:
+    made: list[Client] = []
+    yield made
+    for client in made:
+        client.close()
+
+
+def connect(server: Server, clients: list[Client], token: str | None = "alice-token-1") -> Client:
+    client = Client(server, token)
+    clients.append(client)
+    return client
+
+
+def names(events: list[tuple[str, Any]]) -> list[str]:
+    out: list[str] = []
+    for name, _ in events:
+        if not (name == "message:chunk" and out[-1] == name):
+            out.append(name)
+    return out
+
+
+SCENARIO = ["chat:send", "message:start", "message:chunk", "tool:message:start", "tool:message:update",
+            "progress", "tool:message:update", "tool:message:complete", "message:start", "message:chunk",
+            "completion"]
+
+
+def reduce(events: list[tuple[str, Any]]) -> SessionReducer:
+    session = SessionReducer()
+    for name, payload in events:
+        session.receive(name, payload)
+    return session
+
+
+def test_recipes_scenario_two_clients_and_reconnect(server: Server, clients: list[Client]) -> None:
+    alice = connect(server, clients)
+    reply = alice.call("chat:init", {})
+    assert reply["status"] == "success" and reply["messages"] == [] and reply["artifacts"] == []
+    session_id = reply["sessionId"]
+    watcher = connect(server, clients)  # the same user in a second tab
+    assert watcher.call("chat:init", {"sessionId": session_id})["messages"] == []
+
+    ack = alice.call("chat:send", {"message": QUESTION, "conversation_id": session_id})
+    assert ack == {"sessionId": session_id, "status": "completed"}
+    assert watcher.completed.wait(TIMEOUT)
+    assert names(alice.events) == SCENARIO
+    assert watcher.events == alice.events  # the room saw exactly the same events, in order
+    assert alice.events[0][1] == {"message": QUESTION, "conversation_id": session_id}
+    tool_start = dict(alice.events)["tool:message:start"]
+    assert tool_start["toolName"] == "list_recipes" and tool_start["status"] == "pending"
+    assert alice.events[-1][1]["success"] is True and alice.events[-1][1]["result"]["text"] == ANSWER
+
+    history = reduce(alice.events).history()
+    assert [(e["role"], e.get("kind")) for e in history] == [
+        ("user", None), ("assistant", "chat"), ("assistant", "tool"), ("assistant", "chat")]
+    assert history[1]["content"] == "Let me check your cookbook."
+    assert history[2]["status"] == "completed" and history[2]["content"] == "Pancakes\nTomato soup\nOmelette"
+    assert history[3]["content"] == ANSWER
+
+    # A reconnect (a new connection of the same user) gets the stored history with chat:init.
+    later = connect(server, clients)
+    again = later.call("chat:init", {"sessionId": session_id})
+    assert [{k: v for k, v in e.items() if k != "timestamp" or e.get("kind") == "tool"} for e in again["messages"]] \
+        == [{k: v for k, v in e.items() if k != "timestamp" or e.get("kind") == "tool"} for e in history]
+
+
+def read_sse(response: http.client.HTTPResponse) -> list[tuple[str, Any]]:
+    events, name, data = [], None, []
+    for raw in response:
+        line = raw.decode("utf-8").rstrip("\n")
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            data.append(line[6:])
+        elif line == "" and name is not None:
+            events.append((name, json.loads("\n".join(data))))
+            name, data = None, []
+    return events
+
+
+def post(server: Server, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    """POST /api/chat; return the status, the headers, and the SSE events (200) or the JSON body."""
+    connection = server.http()
+    try:
+        connection.request("POST", "/api/chat", body=body,
+                           headers={"content-type": "application/json", **(headers or {})})
+        response = connection.getresponse()
+        got = dict((k.lower(), v) for k, v in response.getheaders())
+        if response.status == 200:
+            assert got["content-type"].startswith("text/event-stream")
+            return response.status, got, read_sse(response)
+        return response.status, got, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_post_api_chat_with_an_image_streams_sse(server: Server, clients: list[Client]) -> None:
+    body = json.dumps({"message": QUESTION, "image": {"data": PNG, "media_type": "image/png"}}).encode()
+    status, headers, events = post(server, body, {"authorization": "Bearer bob-token-22"})
+    assert status == 200
+    session_id = headers["x-session-id"]
+    assert names(events) == SCENARIO[1:] and events[-1][0] == "completion"
+    first = events[: [n for n, _ in events].index("tool:message:start")]
+    assert "".join(p["chunk"] for n, p in first if n == "message:chunk") == \
+        "I see your picture. Let me check your cookbook."  # the scripted model saw the image part
+    session = SessionReducer()
+    session.receive("chat:send", {"message": QUESTION, "image": {"data": PNG, "media_type": "image/png"}})
+    for name, payload in events:
+        session.receive(name, payload)
+    assert session.history()[-1]["content"] == ANSWER
+    # The session is bob's: his socket sees it, alice's is refused.
+    bob = connect(server, clients, "bob-token-22")
+    assert len(bob.call("chat:init", {"sessionId": session_id})["messages"]) == 4
+    alice = connect(server, clients)
+    assert alice.call("chat:init", {"sessionId": session_id})["code"] == "forbidden"
+
+
+BAD_SENDS = [
+    ("not an object", "type", ""),
+    ({"message": 5}, "type", "message"),
+    ({}, "value", "message"),
+    ({"message": "hi", "conversation_id": "../etc"}, "pattern", "sessionId"),
+    ({"message": "hi", "image": {"data": base64.b64encode(b"%PDF-1.7 ...").decode(), "media_type": "application/pdf"}},
+     "value", "image.media_type"),
+    ({"message": "hi", "image": {"data": base64.b64encode(b"%PDF-1.7 not a png").decode(), "media_type": "image/png"}},
+     "not_image", "image.data"),
+    ({"message": "hi", "image": {"data": "A" * (7 * 1024 * 1024 + 512), "media_type": "image/png"}}, "too_large", "image.data"),
+]
+
+
+@pytest.mark.parametrize(("payload", "code", "path"), BAD_SENDS, ids=[f"{c}-{p}" for _, c, p in BAD_SENDS])
+def test_bad_chat_send_gets_an_error_event(server: Server, clients: list[Client], payload: Any, code: str,
+                                           path: str) -> None:
+    client = connect(server, clients)
+    reply = client.call("chat:send", payload)
+    assert (reply["code"], reply["path"]) == (code, path), reply
+    assert client.errors == [reply] and client.events == []
+    assert "PDF" not in reply["error"] and "etc" not in reply["error"]  # no client content echoed
+
+
+def test_bad_events_and_other_peoples_sessions(server: Server, clients: list[Client]) -> None:
+    alice = connect(server, clients)
+    session_id = alice.call("chat:init", {})["sessionId"]
+    mallory = connect(server, clients, "mallory-token")
+    assert mallory.call("chat:init", {"sessionId": session_id})["code"] == "forbidden"
+    assert mallory.call("chat:send", {"message": "hi", "conversation_id": session_id})["code"] == "forbidden"
+    assert mallory.call("chat:init", "nonsense")["code"] == "type"
+    assert mallory.call("chat:init", {"status": "success", "messages": [], "artifacts": []})["code"] == "direction"
+    mallory.sio.emit("message:chunk", {"id": "x", "chunk": "spoof"})
+    mallory.sio.emit("no:such:event", [1, 2])
+    deadline = time.monotonic() + TIMEOUT
+    while len(mallory.errors) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [e["code"] for e in mallory.errors] == ["forbidden", "forbidden", "type", "direction", "unknown", "unknown"]
+    anonymous = connect(server, clients, None)  # no token: only new sessions
+    assert anonymous.call("chat:init", {"sessionId": session_id})["code"] == "forbidden"
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        Client(server, "bad token with spaces")
+    # Nothing above touched alice's session, and the server still runs turns.
+    assert alice.errors == [] and alice.events == []
+    assert alice.call("chat:send", {"message": QUESTION, "conversation_id": session_id})["status"] == "completed"
+    assert names(alice.events) == SCENARIO
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "code"), [
+    (b"{not json", {}, 400, "json"),
+    (b'{"message": ""}', {}, 400, "value"),
+    (b'{"message": "hi"}', {"content-type": "text/plain"}, 415, "content_type"),
+    (b'{"message": "hi"}', {"authorization": "Bearer x y"}, 401, "token"),
+    (b" " * (9 * 1024 * 1024), {}, 413, "too_large"),
+])
+def test_bad_post_api_chat(server: Server, body: bytes, headers: dict[str, str], status: int, code: str) -> None:
+    got, _, reply = post(server, body, headers)
+    assert (got, reply["code"]) == (status, code)
+
+
+def get(server: Server, path: str) -> tuple[int, bytes]:
+    connection = server.http()
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_page_and_client_script(server: Server) -> None:
+    status, body = get(server, "/")
+    page = body.decode()
+    assert status == 200 and '<script src="/socket.io.min.js">' in page and "chat:send" in page
+    assert "http://" not in page and "https://" not in page  # nothing from a CDN
+    status, script = get(server, "/socket.io.min.js")
+    if CLIENT_JS.is_file():  # after `npm install` in examples/web_chat
+        assert status == 200 and script == CLIENT_JS.read_bytes()
+    else:
+        assert status == 404 and b"npm install" in script
+    assert get(server, "/nowhere")[0] == 404
+
+
+def test_history_survives_a_restart(tmp_path: Path) -> None:
+    store = tmp_path / "chat.db"
+    first = Server(store)
+    try:
+        client = Client(first, "carol-token-3")
+        session_id = client.call("chat:send", {"message": QUESTION})["sessionId"]
+        client.close()
+    finally:
+        first.stop()
+    second = Server(store)
+    try:
+        client = Client(second, "carol-token-3")
+        reply = client.call("chat:init", {"sessionId": session_id})
+        client.close()
+        stranger = Client(second, None)
+        refused = stranger.call("chat:init", {"sessionId": session_id})
+        stranger.close()
+    finally:
+        second.stop()
+    assert [(e["role"], e.get("kind"), e["content"]) for e in reply["messages"]] == [
+        ("user", None, QUESTION), ("assistant", "chat", "Let me check your cookbook."),
+        ("assistant", "tool", "Pancakes\nTomato soup\nOmelette"), ("assistant", "chat", ANSWER)]
+    assert refused["code"] == "forbidden"
+
+
+def test_a_turn_that_cannot_run_ends_with_a_failed_completion(tmp_path: Path) -> None:
+    from agentmsg import ChatMessage, ToolCall
+    from agentmsg.io.store import MessageStore
+
+    store = tmp_path / "chat.db"
+    with MessageStore(store) as seeded:  # a conversation left with an unanswered tool call
+        seeded.save_many("broken", [ChatMessage.user("Hi"),
+                                    ChatMessage.assistant(tool_calls=[ToolCall("call_1", "list_recipes", {})])])
+    server = Server(store)
+    try:
+        client = Client(server, "dave-token-4")
+        assert len(client.call("chat:init", {"sessionId": "broken"})["messages"]) == 1
+        ack = client.call("chat:send", {"message": QUESTION, "conversation_id": "broken"})
+        assert client.completed.wait(TIMEOUT)
+        again = client.call("chat:send", {"message": QUESTION, "conversation_id": "broken"})
+        fresh = client.call("chat:send", {"message": QUESTION})  # another session is untouched
+        client.close()
+    finally:
+        out = server.stop()
+    assert ack == {"sessionId": "broken", "status": "error"} and again["status"] == "error"
+    assert [name for name, _ in client.events[:2]] == ["chat:send", "completion"]
+    assert client.events[1][1] == {"success": False, "error": "the turn could not run; see the server log"}
+    assert fresh["status"] == "completed"
+    assert "the turn could not run (ConversationOrderError)" in out
