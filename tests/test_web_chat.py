@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import http.client
+import http.server
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -29,14 +31,14 @@ TIMEOUT = 60  # seconds: a bound for the server to start and for a turn, never a
 
 
 class Server:
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *args: str, env: dict[str, str] | None = None) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
-            [sys.executable, str(SERVER), "--port", str(self.port), "--store", str(store)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [sys.executable, str(SERVER), "--port", str(self.port), "--store", str(store), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
         )
         deadline = time.monotonic() + TIMEOUT
         while True:
@@ -354,3 +356,63 @@ def test_a_turn_that_cannot_run_ends_with_a_failed_completion(tmp_path: Path) ->
     assert client.events[1][1] == {"success": False, "error": "the turn could not run; see the server log"}
     assert fresh["status"] == "completed"
     assert "the turn could not run (ConversationOrderError)" in out
+
+
+class FakeOpenAI(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible server on loopback (a vLLM stand-in) streaming Chat Completions chunks."""
+
+    requests: list[tuple[str, str, dict[str, Any]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        FakeOpenAI.requests.append((self.path, self.headers.get("authorization", ""), body))
+        last = body["messages"][-1]
+        if last["role"] == "tool":
+            deltas = [{"content": piece} for piece in ("You have ", last["content"].replace("\n", ", "), ".")]
+            finish = "stop"
+        else:
+            deltas = [{"role": "assistant", "content": "Looking."},
+                      {"tool_calls": [{"index": 0, "id": "call_9", "type": "function",
+                                       "function": {"name": "list_recipes", "arguments": ""}}]},
+                      {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}]
+            finish = "tool_calls"
+        chunks = [{"object": "chat.completion.chunk", "model": body["model"],
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+        chunks.append({"object": "chat.completion.chunk", "model": body["model"],
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
+    fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{fake.server_address[1]}/v1"
+    try:
+        server = Server(tmp_path / "chat.db", "--model", "openai", "--model-name", "qwen3",
+                        env={"OPENAI_BASE_URL": base, "OPENAI_API_KEY": "sk-test"})
+        try:
+            client = Client(server, "erin-token-5")
+            ack = client.call("chat:send", {"message": QUESTION})
+            client.close()
+        finally:
+            server.stop()
+    finally:
+        fake.shutdown()
+        fake.server_close()
+        thread.join(TIMEOUT)
+    assert ack["status"] == "completed"
+    assert names(client.events) == SCENARIO
+    assert reduce(client.events).history()[-1]["content"] == "You have Pancakes, Tomato soup, Omelette."
+    (path, auth, first), (_, _, second) = FakeOpenAI.requests
+    assert (path, auth, first["model"], first["stream"]) == ("/v1/chat/completions", "Bearer sk-test", "qwen3", True)
+    assert first["tools"][0]["function"]["name"] == "list_recipes"
+    assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_9", "content": "Pancakes\nTomato soup\nOmelette"}
