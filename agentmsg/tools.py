@@ -394,6 +394,22 @@ def _check_strict(schema: Any, path: str) -> None:
                 _check_strict(item, f"{path}.{key}.{name}" if path else f"{key}.{name}")
 
 
+_NO_EXTRAS: FrozenDict = FrozenDict()
+_PROVIDER = re.compile(r"[a-z][a-z0-9_]{0,31}", re.ASCII)
+
+
+def _check_extras(extras: object) -> FrozenDict:
+    """Return ``extras`` frozen: ``{provider: {field: JSON value}}``."""
+    if not isinstance(extras, dict):
+        raise ValidationError(f"expected an object, got {type_name(extras)}", "extras", "type")
+    for provider, fields in extras.items():
+        if type(provider) is not str or _PROVIDER.fullmatch(provider) is None:
+            raise ValidationError("provider names are lower-case letters, digits and underscores", "extras", "pattern")
+        if not isinstance(fields, dict):
+            raise ValidationError(f"expected an object, got {type_name(fields)}", f"extras.{provider}", "type")
+    return freeze_object(extras, "extras") if extras else _NO_EXTRAS
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class ToolDefinition:
     """A tool the model may call: name, description and a JSON Schema for its arguments.
@@ -412,15 +428,32 @@ class ToolDefinition:
     ...     print(exc)
     parameters.type: must be "object" (tool parameters are a JSON object schema)
 
-    With ``strict=True`` (the default, as OpenAI's structured outputs) every object schema must
-    set ``additionalProperties: false``. A description over 1024 characters is accepted with a
-    warning (some providers truncate or refuse it).
+    The default, ``strict=False``, takes a schema as providers and MCP servers write it (as the
+    providers do without ``strict``). ``strict=True`` opts into OpenAI's structured-outputs rule:
+    every object schema must then set ``additionalProperties: false``; ``from_dataclass`` and
+    ``from_function`` make strict tools by default, since the generator writes such schemas. A
+    description over 1024 characters is accepted with a warning (some providers truncate or
+    refuse it).
+
+    ``extras`` holds the fields of a provider's tool that agentmsg does not model, by provider
+    (``{"anthropic": {"defer_loading": True, "cache_control": {...}}}``): a codec's
+    ``from_tools`` fills in its own provider's entry, and only that codec's ``to_tools`` sends
+    them again, unchanged. Equality and hashing include them.
+
+    >>> ToolDefinition("search", "Search.", {"type": "object", "properties": {"q": {"type": "string"}}}).strict
+    False
+    >>> try:
+    ...     ToolDefinition("search", "Search.", {"type": "object", "properties": {}}, strict=True)
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc.path)
+    strict parameters.additionalProperties
     """
 
     name: str
     description: str
     parameters: FrozenDict
-    strict: bool = True
+    strict: bool = False
+    extras: FrozenDict = _NO_EXTRAS
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -451,6 +484,8 @@ class ToolDefinition:
         if self.strict:
             _check_strict(parameters, "parameters")
         object.__setattr__(self, "parameters", parameters)
+        if self.extras is not _NO_EXTRAS:
+            object.__setattr__(self, "extras", _check_extras(self.extras))
 
     @classmethod
     def from_dataclass(
@@ -498,22 +533,33 @@ class ToolDefinition:
         return cls(name, description, FrozenDict(parameters), strict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the OpenAI function shape ``{"name", "description", "parameters", "strict"}``."""
-        return {
+        """Return ``{"name", "description", "parameters", "strict", "extras"?}`` (extras when any)."""
+        out = {
             "name": self.name,
             "description": self.description,
             "parameters": thaw_json(self.parameters),
             "strict": self.strict,
         }
+        if self.extras:
+            out["extras"] = thaw_json(self.extras)
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolDefinition:
-        """Parse the shape that ``to_dict`` gives (``strict`` defaults to true)."""
+        """Parse the shape that ``to_dict`` gives (``strict`` defaults to false)."""
         data = expect_object(data)
         parameters = data.get("parameters")
         if parameters is None:
             raise ValidationError("is required", "parameters", "missing")
-        return cls(get_str(data, "name"), get_str(data, "description"), parameters, get_bool(data, "strict", True))
+        extras = data.get("extras")
+        return cls(
+            get_str(data, "name"),
+            get_str(data, "description"),
+            parameters,
+            get_bool(data, "strict", False),
+            _NO_EXTRAS if extras is None else extras,
+        )
 
     def __repr__(self) -> str:
-        return f"ToolDefinition(name={self.name!r}, description={_describe_text(self.description)}, strict={self.strict})"
+        extras = f", extras={sorted(self.extras)}" if self.extras else ""
+        return f"ToolDefinition(name={self.name!r}, description={_describe_text(self.description)}, strict={self.strict}{extras})"

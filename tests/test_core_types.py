@@ -225,10 +225,11 @@ def test_tool_result() -> None:
 def test_tool_definition() -> None:
     params = {"type": "object", "properties": {"a": {"type": "object", "properties": {}}}, "additionalProperties": False}
     with pytest.raises(ValidationError) as info:
-        ToolDefinition("f", "Does f.", params)
-    assert info.value.path == "parameters.properties.a.additionalProperties"
-    loose = ToolDefinition("f", "Does f.", params, strict=False)
+        ToolDefinition("f", "Does f.", params, strict=True)
+    assert (info.value.path, info.value.code) == ("parameters.properties.a.additionalProperties", "strict")
+    loose = ToolDefinition("f", "Does f.", params)  # not strict by default: schemas as providers take them
     assert loose.to_dict() == {"name": "f", "description": "Does f.", "parameters": params, "strict": False}
+    assert ToolDefinition.from_dict({"name": "f", "description": "Does f.", "parameters": params}).strict is False
     with pytest.warns(UserWarning, match="1024"):
         long = ToolDefinition("f", "d" * 1025, {"type": "object", "additionalProperties": False})
     assert len(long.description) == 1025

@@ -51,6 +51,8 @@ __all__ = [
     "function_to",
     "function_tools_from",
     "function_tools_to",
+    "extras_of",
+    "emit_extras",
     "assistant",
     "finish_calls",
     "provider_error",
@@ -251,7 +253,27 @@ def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]
     return items
 
 
-def function_from(fn: dict[str, Any], rule: NameRule | None, strict_rule: bool = True) -> ToolDefinition:
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+
+
+def extras_of(item: dict[str, Any], modeled: frozenset[str] | set[str]) -> dict[str, Any]:
+    """Return the fields of ``item`` that agentmsg does not model (carried in ``extras``)."""
+    return {key: value for key, value in item.items() if key not in modeled}
+
+
+def emit_extras(out: dict[str, Any], fields: Any, path: str) -> None:
+    """Add a provider's carried ``fields`` to ``out``; a field agentmsg writes itself is refused."""
+    for key, value in fields.items():
+        if key in out:
+            raise ValidationError(
+                f"extras field {key[:40]!r} clashes with a field agentmsg writes", path, "unexpected"
+            )
+        out[key] = thaw_json(value)
+
+
+def function_from(
+    fn: dict[str, Any], rule: NameRule | None, strict_rule: bool = True, extras: dict[str, Any] | None = None
+) -> ToolDefinition:
     """Build a ToolDefinition from ``{name, description?, parameters?, strict?}``.
 
     The name is mapped to its canonical form (``to_canonical_name``) after the provider's
@@ -268,14 +290,16 @@ def function_from(fn: dict[str, Any], rule: NameRule | None, strict_rule: bool =
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     strict = get_bool(fn, "strict", False)
-    # ToolDefinition checks the parameters' type itself
-    definition = ToolDefinition(name, description, parameters, strict and strict_rule)  # type: ignore[arg-type]  # checked by ToolDefinition
+    carried = FrozenDict() if extras is None else extras
+    definition = ToolDefinition(name, description, parameters, strict and strict_rule, carried)  # type: ignore[arg-type]  # checked by ToolDefinition
     if strict and not strict_rule:
         object.__setattr__(definition, "strict", True)
     return definition
 
 
-def function_to(definition: ToolDefinition, rule: NameRule | None, strict_rule: bool = True) -> dict[str, Any]:
+def function_to(
+    definition: ToolDefinition, rule: NameRule | None, strict_rule: bool = True, carried: Any = None
+) -> dict[str, Any]:
     """Return the OpenAI-shape function object: ``strict`` only when true, description unless it is the name."""
     name = wire_name(definition.name, "name", rule)
     if definition.strict and strict_rule:
@@ -286,21 +310,34 @@ def function_to(definition: ToolDefinition, rule: NameRule | None, strict_rule: 
     fn["parameters"] = thaw_json(definition.parameters)
     if definition.strict:
         fn["strict"] = True
+    if carried:
+        emit_extras(fn, carried, "extras")
     return fn
 
 
 def function_tools_to(
-    definitions: Iterable[ToolDefinition], rule: NameRule | None, strict_rule: bool = True
+    definitions: Iterable[ToolDefinition], rule: NameRule | None, strict_rule: bool = True, provider: str = ""
 ) -> list[dict[str, Any]]:
-    """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    return map_items(lambda definition: _function_tool_to(definition, rule, strict_rule), checked_tools(definitions))
+    """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``).
+
+    The ``extras`` of ``provider`` are sent again: its ``function`` entry inside the function
+    object, its other fields beside ``type`` and ``function``.
+    """
+    return map_items(
+        lambda definition: _function_tool_to(definition, rule, strict_rule, provider), checked_tools(definitions)
+    )
 
 
-def _function_tool_to(definition: ToolDefinition, rule: NameRule | None, strict_rule: bool) -> dict[str, Any]:
+def _function_tool_to(
+    definition: ToolDefinition, rule: NameRule | None, strict_rule: bool, provider: str
+) -> dict[str, Any]:
+    carried = definition.extras.get(provider) or FrozenDict()
     try:
-        return {"type": "function", "function": function_to(definition, rule, strict_rule)}
+        tool: dict[str, Any] = {"type": "function", "function": function_to(definition, rule, strict_rule, carried.get("function"))}
     except ValidationError as exc:
         raise exc.prefixed("function") from None
+    emit_extras(tool, {k: v for k, v in carried.items() if k != "function"}, "extras")
+    return tool
 
 
 _FUNCTION_FIELDS = {
@@ -311,19 +348,31 @@ _FUNCTION_FIELDS = {
 }
 
 
-def function_tools_from(items: Any, rule: NameRule | None, strict_rule: bool = True) -> tuple[ToolDefinition, ...]:
-    """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``)."""
-    return tuple(map_items(lambda item: _function_tool_from(item, rule, strict_rule), expect_items(items, "tools")))
+def function_tools_from(
+    items: Any, rule: NameRule | None, strict_rule: bool = True, provider: str = ""
+) -> tuple[ToolDefinition, ...]:
+    """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``).
+
+    Fields agentmsg does not model (OpenRouter's ``cache_control``, a function's ``response``)
+    are kept in ``extras[provider]``, the function's own under ``function``.
+    """
+    return tuple(
+        map_items(lambda item: _function_tool_from(item, rule, strict_rule, provider), expect_items(items, "tools"))
+    )
 
 
-def _function_tool_from(item: Any, rule: NameRule | None, strict_rule: bool) -> ToolDefinition:
+def _function_tool_from(item: Any, rule: NameRule | None, strict_rule: bool, provider: str) -> ToolDefinition:
     item = expect_object(item)
     kind = item.get("type")
     if kind is not None and kind != "function":
         raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
     fn = get_object(item, "function")
+    carried = extras_of(item, {"type", "function"})
+    inner = extras_of(fn, _FUNCTION_KEYS)
+    if inner:
+        carried["function"] = inner
     try:
-        return function_from(fn, rule, strict_rule)
+        return function_from(fn, rule, strict_rule, {provider: carried} if carried else None)
     except ValidationError as exc:
         raise rename(exc, _FUNCTION_FIELDS) from None
 

@@ -55,7 +55,9 @@ from ._common import (
     checked_messages,
     checked_tools,
     dump_arguments,
+    emit_extras,
     expect_items,
+    extras_of,
     finish_calls,
     freeze_usage,
     function_from,
@@ -75,6 +77,7 @@ __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "name", "input")
 _TOOL_FIELDS = {"parameters": "input_schema"}
+_TOOL_KEYS = frozenset({"name", "description", "input_schema", "strict"})  # the rest is carried in extras
 _TOOL_ID = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
 
 # -- agentmsg -> Anthropic -------------------------------------------------------------------
@@ -230,6 +233,9 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
         tool["input_schema"] = thaw_json(definition.parameters)
         if definition.strict:
             tool["strict"] = True
+        carried = definition.extras.get("anthropic")
+        if carried:
+            emit_extras(tool, carried, f"[{i}].extras")
         out.append(tool)
     return out
 
@@ -404,7 +410,11 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     >>> from_tools([{"name": "now", "input_schema": {"type": "object"}}])
     (ToolDefinition(name='now', description=<3 chars>, strict=False),)
 
-    As for OpenAI: no ``strict`` means false, a missing or blank description becomes the name.
+    As for OpenAI: no ``strict`` means false, a missing or blank description becomes the wire
+    name, the name maps to its canonical form. ``strict`` is carried as it is (Anthropic's strict
+    mode has rules of its own). Fields agentmsg does not model (``defer_loading``,
+    ``cache_control``, ``eager_input_streaming``, ``input_examples``, ``allowed_callers``, an
+    explicit ``type: custom``) are kept in ``extras["anthropic"]`` and sent again by ``to_tools``.
     Server tools (web search, bash...) are refused.
     """
     return tuple(map_items(_tool_from, expect_items(items, "tools")))
@@ -419,7 +429,10 @@ def _tool_from(item: Any) -> ToolDefinition:
     if schema is None:
         raise missing("input_schema")
     try:
-        return function_from({**item, "parameters": schema}, ANTHROPIC_NAMES, strict_rule=False)
+        carried = extras_of(item, _TOOL_KEYS)
+        return function_from(
+            {**item, "parameters": schema}, ANTHROPIC_NAMES, False, {"anthropic": carried} if carried else None
+        )
     except ValidationError as exc:
         raise rename(exc, _TOOL_FIELDS) from None
 

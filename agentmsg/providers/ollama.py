@@ -176,7 +176,7 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     ``strict`` is sent as ``function.strict`` when true, so it comes back; Ollama does not
     enforce it: check the arguments yourself.
     """
-    return function_tools_to(definitions, None, strict_rule=False)
+    return function_tools_to(definitions, None, strict_rule=False, provider="ollama")
 
 
 # -- Ollama -> agentmsg ----------------------------------------------------------------------
@@ -293,7 +293,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     >>> from_tools([{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}])
     (ToolDefinition(name='now', description=<3 chars>, strict=False),)
     """
-    return function_tools_from(items, None, strict_rule=False)
+    return function_tools_from(items, None, strict_rule=False, provider="ollama")
 
 
 def _metrics(body: dict[str, Any]) -> FrozenDict | None:

@@ -193,7 +193,7 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     ``strict`` is sent only when true (absent means false); a description equal to the name
     is left out (that is how a tool without description comes back, see ``from_tools``).
     """
-    return function_tools_to(definitions, OPENAI_NAMES)
+    return function_tools_to(definitions, OPENAI_NAMES, provider="openai")
 
 
 # -- OpenAI -> agentmsg ----------------------------------------------------------------------
@@ -316,10 +316,12 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     >>> from_tools([{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}])
     (ToolDefinition(name='now', description=<3 chars>, strict=False),)
 
-    A missing ``strict`` means false; a missing or blank description becomes the tool's name
-    (agentmsg requires one); missing ``parameters`` mean an empty object schema.
+    A missing ``strict`` means false, and a strict tool must keep OpenAI's strict-mode rule; a
+    missing or blank description becomes the tool's wire name (agentmsg requires one); missing
+    ``parameters`` mean an empty object schema. Fields agentmsg does not model (OpenRouter's
+    ``cache_control``) are kept in ``extras["openai"]`` and sent again by ``to_tools``.
     """
-    return function_tools_from(items, OPENAI_NAMES)
+    return function_tools_from(items, OPENAI_NAMES, provider="openai")
 
 
 def parse_response(body: Any) -> Response:
