@@ -395,7 +395,12 @@ def _check_strict(schema: Any, path: str) -> None:
 
 
 _NO_EXTRAS: FrozenDict = FrozenDict()
-_PROVIDER = re.compile(r"[a-z][a-z0-9_]{0,31}", re.ASCII)
+_PROVIDER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _is_provider(name: object) -> bool:
+    """Whether ``name`` is a provider name: ``^[a-z][a-z0-9_]{0,31}$`` (no regex at import)."""
+    return type(name) is str and 0 < len(name) <= 32 and name[0].isalpha() and _PROVIDER_CHARS.issuperset(name)
 
 
 def _check_extras(extras: object) -> FrozenDict:
@@ -403,7 +408,7 @@ def _check_extras(extras: object) -> FrozenDict:
     if not isinstance(extras, dict):
         raise ValidationError(f"expected an object, got {type_name(extras)}", "extras", "type")
     for provider, fields in extras.items():
-        if type(provider) is not str or _PROVIDER.fullmatch(provider) is None:
+        if not _is_provider(provider):
             raise ValidationError("provider names are lower-case letters, digits and underscores", "extras", "pattern")
         if not isinstance(fields, dict):
             raise ValidationError(f"expected an object, got {type_name(fields)}", f"extras.{provider}", "type")
