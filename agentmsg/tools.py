@@ -307,9 +307,7 @@ class ToolCall:
         be left out). Bad arguments raise ``ValidationError`` with the path; see
         ``agentmsg.schema.build``.
         """
-        from .schema import build  # the schema machinery loads on first use, not with the core
-
-        return build(cls, self.arguments, strict=strict)
+        return _build(cls, self.arguments, strict)  # type: ignore[no-any-return]  # build returns the T it was given
 
     def to_dict(self) -> dict[str, Any]:
         """Return the canonical JSON shape (arguments as a plain dict)."""
@@ -325,6 +323,21 @@ class ToolCall:
 
 
 _set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
+
+
+def _load_build(cls: Any, arguments: Any, strict: bool) -> Any:
+    """``agentmsg.schema.build``, loaded on the first ``arguments_as``, not with the core.
+
+    It rebinds ``_build`` to a direct call, so later calls pay no import statement.
+    """
+    global _build
+    from .schema import build
+
+    _build = lambda cls, arguments, strict: build(cls, arguments, strict=strict)  # noqa: E731
+    return _build(cls, arguments, strict)
+
+
+_build: Callable[[Any, Any, bool], Any] = _load_build
 
 
 def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
