@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "provider": "a provider's error body, reported as such",
     "unsupported": "valid data the target cannot carry: a provider format's limits, a newer store layout",
     "pending": "a record that is not ready to render: unresolved, unrecognized, or a tool call without its result",
+    "incomplete": "a stream that ended before the provider's end marker (cut off, or empty)",
 }
 
 # The codes of ``ConversationOrderError``, one per ordering rule.

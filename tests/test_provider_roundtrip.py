@@ -155,7 +155,7 @@ def canon_ollama(messages: list[ChatMessage]) -> tuple[ChatMessage, ...]:
     for m in messages:
         content: Any = m.content
         if type(content) is tuple:
-            text = "".join(p.text for p in content if type(p) is TextPart)
+            text = "\n".join(p.text for p in content if type(p) is TextPart and p.text)
             images = tuple(p for p in content if type(p) is ImagePart)
             content = ((TextPart(text),) if text else ()) + images if images else text
         if m.role is ASSISTANT and content == "" and m.tool_calls:

@@ -236,7 +236,8 @@ def test_anthropic_merges_tool_results_and_following_user_text() -> None:
 
 def test_anthropic_never_sends_empty_text() -> None:
     raises(anthropic.to_messages, [ChatMessage.user("")], code="unsupported", path="[0].content")
-    raises(anthropic.to_messages, [ChatMessage.user("a"), ChatMessage.assistant("")], code="unsupported", path="[1].content")
+    empty_middle = [ChatMessage.user("a"), ChatMessage.assistant(""), ChatMessage.user("b")]
+    raises(anthropic.to_messages, empty_middle, code="unsupported", path="[1].content")
     _, wire = anthropic.to_messages([ChatMessage.user([TextPart(""), TextPart("Hi")])])
     assert wire[0]["content"] == [{"type": "text", "text": "Hi"}]
     for empty in ("", [TextPart("")]):
@@ -249,8 +250,8 @@ def test_anthropic_never_sends_empty_text() -> None:
 def test_anthropic_takes_one_system_prompt_first() -> None:
     assert anthropic.to_messages([ChatMessage.system("S"), ChatMessage.user("a")]) == ("S", [{"role": "user", "content": "a"}])
     raises(anthropic.to_messages, [ChatMessage.user("a"), ChatMessage.system("S")], code="unsupported", path="[1]")
-    blocks = [{"type": "text", "text": "Be "}, {"type": "text", "text": "brief."}]
-    assert anthropic.from_messages([], blocks) == (ChatMessage.system("Be brief."),)
+    blocks = [{"type": "text", "text": "You are X."}, {"type": "text", "text": "Be brief."}]
+    assert anthropic.from_messages([], blocks) == (ChatMessage.system("You are X.\nBe brief."),)
 
 
 def test_anthropic_refuses_tool_ids_it_would_reject() -> None:

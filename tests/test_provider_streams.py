@@ -132,6 +132,7 @@ def test_anthropic_citations_are_not_carried() -> None:
     parser.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "Per the doc"}})
     citation = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}
     assert parser.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": citation}}) == ()
+    parser.feed({"type": "message_stop"})
     assert parser.finish().message.content == "Per the doc"
 
 

@@ -10,6 +10,7 @@ provider cannot express is converted by a documented rule or refused with ``unsu
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -20,6 +21,7 @@ from .._checks import expect_object, expected, get_bool, get_object, get_optiona
 from .._frozen import FrozenDict, check_json_object, thaw_json
 from .._images import decode_base64, sniff, split_data_url
 from ..content import IMAGE_MEDIA_TYPES, ImageSource
+from .._json import loads_strict
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ToolCallAccumulator
@@ -57,7 +59,22 @@ __all__ = [
     "finish_calls",
     "provider_error",
     "request_body",
+    "payload",
+    "RawEvents",
+    "incomplete",
+    "join_texts",
 ]
+
+
+def join_texts(texts: Iterable[str]) -> str:
+    """Return texts as one string where a provider takes one: the non-empty ones, a newline between.
+
+    >>> join_texts(["You are X.", "", "Be brief."])
+    'You are X.\\nBe brief.'
+
+    A newline, not ``""``: "You are X." and "Be brief." must not become "You are X.Be brief."
+    """
+    return "\n".join(text for text in texts if text)
 
 ERROR_PREFIX = "Error: "
 UNSUPPORTED = "unsupported"
@@ -421,3 +438,113 @@ def request_body(body: dict[str, Any], params: dict[str, Any], required: tuple[s
             out[key] = value
     out.update((key, value) for key, value in body.items() if value is not None)
     return out
+
+
+def payload(obj: Any) -> Any:
+    """Return a provider object as plain JSON data: an SDK object through its ``model_dump()``.
+
+    Duck typing, no import: anything with a callable ``model_dump`` (the official OpenAI,
+    Anthropic and Ollama clients' pydantic models) is dumped in JSON mode; other values are
+    returned unchanged for the codec to check.
+    """
+    if type(obj) is dict:
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="json")
+        except TypeError:  # a model_dump without the keyword
+            return dump()
+    return obj
+
+
+def incomplete(what: str) -> ValidationError:
+    """Return the error of ``finish()`` on a stream that never reached its end marker."""
+    return ValidationError(
+        f"the stream is incomplete: it ended before {what} (cut off, or nothing was fed)", "", "incomplete"
+    )
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class RawEvents:
+    r"""Split raw stream bytes or text, as they arrive from the socket, into parsed JSON payloads.
+
+    >>> raw = RawEvents(sse=True)
+    >>> raw.feed(b'event: ping\ndata: {"type": "pi')
+    []
+    >>> raw.feed('ng"}\n\ndata: [DONE]\n\n')
+    [{'type': 'ping'}]
+    >>> raw.done
+    True
+
+    With ``sse=True`` the input is Server-Sent Events: ``data:`` lines (several join with a
+    newline) make one event at the blank line that ends it; ``event:``, ``id:``, ``retry:``
+    and ``:`` comment lines are read and left (every provider repeats the event name in its
+    JSON); ``data: [DONE]`` sets ``done``. Otherwise the input is NDJSON, one JSON document per
+    line. Lines may end in ``\n``, ``\r\n`` or ``\r``; a read may end anywhere, even inside a
+    UTF-8 character or between ``\r`` and ``\n``. A payload that is not JSON raises
+    ``ValidationError`` (code ``json``). ``close()`` returns what a stream without a final
+    newline still held.
+    """
+
+    __slots__ = ("_sse", "_decoder", "_buffer", "_data", "_cr", "done")
+
+    def __init__(self, sse: bool) -> None:
+        self._sse = sse
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._buffer = ""
+        self._data: list[str] = []
+        self._cr = False  # the last read ended with a \r: a \n that follows ends no new line
+        self.done = False
+
+    def feed(self, data: bytes | bytearray | str) -> list[Any]:
+        """Take the next piece of the stream; return the payloads it completed, in order."""
+        if isinstance(data, (bytes, bytearray)):
+            try:
+                text = self._decoder.decode(bytes(data))
+            except UnicodeDecodeError:
+                raise ValidationError("the stream is not valid UTF-8", "", "encoding") from None
+        elif isinstance(data, str):
+            text = data
+        else:
+            raise TypeError(f"feed_raw() takes bytes or str, not {type(data).__name__}")
+        if self._cr and text.startswith("\n"):
+            text = text[1:]
+        self._cr = text.endswith("\r")
+        lines = _LINE_BREAK.split(self._buffer + text)  # not splitlines: U+2028 is no break here
+        self._buffer = lines.pop()
+        out: list[Any] = []
+        for line in lines:
+            self._line(line, out)
+        return out
+
+    def close(self) -> list[Any]:
+        """Return the payloads the stream still held at its end (a last line without newline)."""
+        out: list[Any] = []
+        rest = self._buffer + self._decoder.decode(b"", final=True)
+        self._buffer = ""
+        if rest:
+            self._line(rest, out)
+        if self._sse and self._data:
+            self._line("", out)
+        return out
+
+    def _line(self, line: str, out: list[Any]) -> None:
+        if not self._sse:
+            if line.strip():
+                out.append(loads_strict(line))
+            return
+        if not line:
+            if self._data:
+                text = "\n".join(self._data)
+                self._data = []
+                if text.strip() == "[DONE]":
+                    self.done = True
+                else:
+                    out.append(loads_strict(text))
+            return
+        field, _, value = line.partition(":")
+        if field == "data":
+            self._data.append(value[1:] if value.startswith(" ") else value)

@@ -13,10 +13,15 @@
 >>> len(anthropic.from_messages(wire, system))
 5
 
-The system prompt travels as the top-level ``system`` string. Consecutive tool messages become
-``tool_result`` blocks of one user turn, and a user message that follows them joins that turn.
-Empty text blocks are never sent (Anthropic rejects them): empty text parts are left out and a
-message that would be empty is refused. Thinking, document and server-tool blocks are refused
+The system prompt travels as the top-level ``system`` string (text parts, and the blocks of a
+``system`` list read back, are joined with a newline so "You are X." and "Be brief." stay two
+sentences). Consecutive tool messages become ``tool_result`` blocks of one user turn, and a user
+message that follows them joins that turn. Empty text blocks are never sent (Anthropic rejects
+them): empty text parts are left out and a message that would be empty is refused, except an
+empty final assistant message (a prefill), which the API allows there only. An assistant
+turn's blocks come back as text first, then its ``tool_use`` blocks: interleaved text and
+``tool_use`` (``[text, tool_use, text, tool_use]``) lose their relative order, since a
+``ChatMessage`` keeps its text and its tool calls apart. Thinking, document and server-tool blocks are refused
 (they would have to be sent back, and agentmsg cannot carry them).
 """
 
@@ -66,6 +71,10 @@ from ._common import (
     not_a_message,
     provider_error,
     refuse_file,
+    join_texts,
+    RawEvents,
+    incomplete,
+    payload,
     relocate,
     rename,
     request_body,
@@ -111,7 +120,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
     system: str | None = None
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the user turn that tool results are joining
-    for i, message in enumerate(checked_messages(messages)):
+    items = checked_messages(messages)
+    for i, message in enumerate(items):
         if type(message) is not ChatMessage:
             raise not_a_message(message, i)
         role = message.role
@@ -130,17 +140,27 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
                 else:
                     out.append({"role": "user", "content": _content_to(message.content)})
             elif role is ASSISTANT:
-                out.append({"role": "assistant", "content": _assistant_to(message)})
+                if i == len(items) - 1 and not message.tool_calls and not message.text:
+                    out.append({"role": "assistant", "content": ""})  # a prefill: empty allowed last only
+                else:
+                    out.append({"role": "assistant", "content": _assistant_to(message)})
             else:
                 if i != 0:
                     raise ValidationError(
                         "Anthropic takes one system prompt, before every other message", "", UNSUPPORTED
                     )
-                system = message.text
+                system = _system_text(message)
         except ValidationError as exc:
             raise exc.prefixed(i) from None
         results = None
     return system, out
+
+
+def _system_text(message: ChatMessage) -> str:
+    content = message.content
+    if type(content) is str:
+        return content
+    return join_texts(part.text for part in content if type(part) is TextPart)  # type: ignore[union-attr]
 
 
 def _empty_text() -> ValidationError:
@@ -283,7 +303,7 @@ def _system_from(system: Any, path: str = "system") -> str:
         return system
     if type(system) is not list:
         raise expected("a string or an array of text blocks", system, path)
-    return "".join(map_items(_system_text, system, path))
+    return join_texts(map_items(_system_text, system, path))
 
 
 def _system_text(block: Any) -> str:
@@ -444,8 +464,10 @@ def parse_response(body: Any) -> Response:
     ...     "content": [{"type": "text", "text": "Hi!"}], "usage": {"input_tokens": 5, "output_tokens": 2}})
     >>> r.message.content, r.finish_reason, r.usage["output_tokens"]
     ('Hi!', 'end_turn', 2)
+
+    ``body`` may be the official client's ``Message`` (anything with ``model_dump()``).
     """
-    body = expect_object(body)
+    body = expect_object(payload(body))
     if body.get("type") == "error":
         error = body.get("error")
         raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
@@ -481,10 +503,22 @@ class StreamParser:
     ``ToolCallDelta``s (``index`` counts tool calls, not content blocks). ``ping`` and event
     types this version does not know are ignored, as Anthropic's versioning policy asks; an
     ``error`` event, and thinking or signature deltas, raise ``ValidationError``; citations
-    are not carried.
+    are not carried. Usage is merged key by key and a null never overwrites a count (the
+    ``message_delta`` of some servers repeats ``"input_tokens": null``).
+
+    ``feed`` also takes the official client's event objects (anything with ``model_dump()``);
+    ``feed_raw`` takes the SSE bytes or text as they arrive from the socket, cut anywhere
+    (``event:`` lines are read past: the JSON names its type). ``finish`` on a stream that
+    never reached ``message_stop`` (nor a ``stop_reason``) raises ``ValidationError`` with
+    code ``incomplete``:
+
+    >>> StreamParser().finish()
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: the stream is incomplete: it ended before message_stop (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage")
+    __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage", "_raw", "_stopped")
 
     def __init__(self) -> None:
         self._texts: dict[int, list[str]] = {}  # content block index -> text pieces
@@ -493,10 +527,18 @@ class StreamParser:
         self._call_blocks: list[int] = []  # tool call index -> content block index
         self._finish_reason: str | None = None
         self._usage: dict[str, Any] = {}
+        self._raw: RawEvents | None = None
+        self._stopped = False
+
+    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
+        if self._raw is None:
+            self._raw = RawEvents(sse=True)
+        return tuple(item for event in self._raw.feed(data) for item in self.feed(event))
 
     def feed(self, event: Any) -> tuple[str | ToolCallDelta, ...]:
         """Take one event and return what it carried."""
-        event = expect_object(event)
+        event = expect_object(payload(event))
         kind = event.get("type")
         if kind == "content_block_delta":
             return self._delta(event)
@@ -515,6 +557,8 @@ class StreamParser:
         elif kind == "message_start":
             message = get_object(event, "message")
             self._add_usage(message.get("usage"), "message.usage")
+        elif kind == "message_stop":
+            self._stopped = True
         elif kind == "error":
             error = event.get("error")
             raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
@@ -524,8 +568,10 @@ class StreamParser:
 
     def _add_usage(self, usage: Any, path: str) -> None:
         frozen = freeze_usage(usage, path)
-        if frozen:
-            self._usage.update(frozen)
+        if frozen:  # a null never overwrites a count (message_delta sends "input_tokens": null)
+            for key, value in frozen.items():
+                if value is not None or key not in self._usage:
+                    self._usage[key] = value
 
     def _start(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
         index = check_int(event.get("index"), "index", minimum=0)
@@ -588,9 +634,14 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        if self._raw is not None:
+            for event in self._raw.close():
+                self.feed(event)
         blocks = self._call_blocks
         fields = {"id": "id", "name": "name", "arguments": "input"}
         calls = finish_calls(self._calls, lambda i, field: f"content[{blocks[i]}].{fields[field]}")
+        if not self._stopped and self._finish_reason is None:
+            raise incomplete("message_stop")
         texts = [TextPart("".join(pieces)) for _, pieces in sorted(self._texts.items())]
         usage = freeze_usage(self._usage, "usage") if self._usage else None
         return Response(_assistant(texts, calls), self._finish_reason, usage)

@@ -13,12 +13,15 @@
 'call_0f2223740f2a3f6795b8b237'
 
 A message's content is one string and its images a list of bare base64 strings: text parts are
-joined, image URLs are refused (Ollama cannot fetch them), ``data:`` URLs are sent as base64.
+joined with a newline, image URLs are refused (Ollama cannot fetch them), ``data:`` URLs are sent as base64.
 Tool calls carry arguments as an object; a call without ``id`` gets a stable generated one
 (see ``_common.generated_id``), an ``id`` present is kept, and agentmsg ids are sent along
 (``id`` on calls, ``tool_call_id`` on tool messages: recent servers read them, older ones
-ignore them) beside the ``tool_name`` every version matches on. ``is_error`` becomes an
-``Error: `` prefix on the text.
+ignore them) beside the ``tool_name`` every version matches on. The raw HTTP body keeps these
+ids; the official ``ollama`` Python client drops them (its ``Message`` has no ``id`` nor
+``tool_call_id``), so results of same-named calls are sent in the calls' order and read back
+by position among same-named calls: they never swap. ``is_error`` becomes an ``Error: ``
+prefix on the text.
 """
 
 from __future__ import annotations
@@ -61,6 +64,10 @@ from ._common import (
     not_a_message,
     provider_error,
     refuse_file,
+    join_texts,
+    RawEvents,
+    incomplete,
+    payload,
     relocate,
     request_body,
     sniff_media_type,
@@ -101,6 +108,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     [{'role': 'user', 'content': 'What is this?', 'images': ['iVBORw0KGgo=']}]
     """
     names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages that answer
+    order: dict[str, int] = {}  # tool call id -> its position in its assistant message
 
     def encode(pair: tuple[int, Any]) -> dict[str, Any]:
         i, message = pair
@@ -117,8 +125,9 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         if role is ASSISTANT:
             if message.tool_calls:
                 calls = []
-                for call in message.tool_calls:
+                for j, call in enumerate(message.tool_calls):
                     names[call.id] = to_wire_name(call.name)
+                    order[call.id] = j
                     calls.append({"id": call.id, "function": {"name": names[call.id], "arguments": thaw_json(call.arguments)}})
                 item["tool_calls"] = calls
         elif role is TOOL:
@@ -135,18 +144,46 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
             item["tool_call_id"] = message.tool_call_id
         return item
 
-    return map_items(encode, enumerate(checked_messages(messages)))
+    out = map_items(encode, enumerate(checked_messages(messages)))
+    _in_call_order(out, order)
+    return out
 
 
 def _image_of(part: Any) -> str | None:
     return None if type(part) is TextPart else _base64_of(part.source)
 
 
+def _in_call_order(out: list[dict[str, Any]], order: dict[str, int]) -> None:
+    """Put the results of same-named calls in each run of tool messages in the calls' order.
+
+    A transport that drops ids (the ``ollama`` client) leaves only ``tool_name`` and position
+    to pair a result with its call: sent in call order, the k-th result named X answers the
+    k-th call named X, and results never swap. Results of differently named calls keep their
+    places.
+    """
+    start = 0
+    while start < len(out):
+        if out[start]["role"] != "tool":
+            start += 1
+            continue
+        end = start
+        while end < len(out) and out[end]["role"] == "tool":
+            end += 1
+        slots: dict[str, list[int]] = {}
+        for k in range(start, end):
+            slots.setdefault(out[k]["tool_name"], []).append(k)
+        for places in slots.values():
+            items = sorted((out[k] for k in places), key=lambda item: order.get(item["tool_call_id"], 0))
+            for k, item in zip(places, items):
+                out[k] = item
+        start = end
+
+
 def _parts_to(role: str, content: tuple[Any, ...]) -> dict[str, Any]:
     """Return ``{"role", "content", "images"?}``: the text parts joined, the images as base64."""
     texts = [part.text for part in content if type(part) is TextPart]
     images = [data for data in map_items(_image_of, content, "content") if data is not None]
-    item: dict[str, Any] = {"role": role, "content": "".join(texts)}
+    item: dict[str, Any] = {"role": role, "content": join_texts(texts)}
     if images:
         item["images"] = images
     return item
@@ -197,7 +234,8 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
 
     Calls without ``id`` get ``generated_id("messages[i]", j, name, arguments)``. A tool message
     answers the call named by its ``tool_call_id``; else the first unanswered call of the last
-    assistant message with its ``tool_name``; else the first unanswered call. Images (bare
+    assistant message with its ``tool_name`` (by position among same-named calls, as
+    ``to_messages`` sends them); else the first unanswered call. Images (bare
     base64) get their media type from their first bytes. ``thinking`` is not carried.
     """
     pending: list[ToolCall] = []  # calls of the last assistant message not answered yet
@@ -311,9 +349,10 @@ def parse_response(body: Any) -> Response:
     ('11 C in Toronto.', 'stop', {'prompt_eval_count': 94, 'eval_count': 11})
 
     ``usage`` holds the token counts and durations Ollama reports. Generated call ids use the
-    response's ``created_at`` as scope.
+    response's ``created_at`` as scope. ``body`` may be the official client's
+    ``ChatResponse`` (anything with ``model_dump()``).
     """
-    body = expect_object(body)
+    body = expect_object(payload(body))
     if body.get("error") is not None:
         raise provider_error(None, "error")
     message = get_object(body, "message")
@@ -348,9 +387,19 @@ class StreamParser:
     Text arrives as ``message.content`` pieces; a tool call arrives whole in one line, and its
     generated id (when it has none) uses that line's ``created_at`` as scope. The last line has
     ``done: true``, ``done_reason`` and the counts.
+
+    ``feed`` also takes the official client's ``ChatResponse`` parts (anything with
+    ``model_dump()``); ``feed_raw`` takes the NDJSON bytes or text as they arrive from the
+    socket, cut anywhere. ``finish`` on a stream that never sent ``done: true`` raises
+    ``ValidationError`` with code ``incomplete``:
+
+    >>> StreamParser().finish()
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: the stream is incomplete: it ended before a line with done: true (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_calls", "_count", "_finish_reason", "_usage")
+    __slots__ = ("_texts", "_calls", "_count", "_finish_reason", "_usage", "_raw", "_done")
 
     def __init__(self) -> None:
         self._texts: list[str] = []
@@ -358,10 +407,18 @@ class StreamParser:
         self._count = 0
         self._finish_reason: str | None = None
         self._usage: FrozenDict | None = None
+        self._raw: RawEvents | None = None
+        self._done = False
+
+    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+        """Take the next piece of the raw NDJSON stream; return what its completed lines carried."""
+        if self._raw is None:
+            self._raw = RawEvents(sse=False)
+        return tuple(item for line in self._raw.feed(data) for item in self.feed(line))
 
     def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
         """Take one line (a dict) and return what it carried."""
-        chunk = expect_object(chunk)
+        chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
             raise provider_error(None, "error")
         out: list[str | ToolCallDelta] = []
@@ -383,11 +440,17 @@ class StreamParser:
                 self._count += 1
                 out.append(delta)
         if chunk.get("done") is True:
+            self._done = True
             self._finish_reason = get_optional_str(chunk, "done_reason")
             self._usage = _metrics(chunk)
         return tuple(out)
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        if self._raw is not None:
+            for line in self._raw.close():
+                self.feed(line)
         calls = finish_calls(self._calls, lambda i, field: f"message.tool_calls[{i}]")
+        if not self._done:
+            raise incomplete("a line with done: true")
         return Response(assistant("".join(self._texts), calls), self._finish_reason, self._usage)

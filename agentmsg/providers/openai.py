@@ -11,9 +11,10 @@
 >>> openai.from_messages(wire)[1].tool_calls[0].arguments
 FrozenDict({'city': 'Paris'})
 
-Rules for what Chat Completions cannot express (docs/providers.md has the full table): a tool
-message's ``is_error`` becomes an ``Error: `` prefix on its text; images in a tool result move
-to a user message right after the run of tool messages; base64 images travel as ``data:``
+Rules for what Chat Completions cannot express (docs/providers-wire.md has the full table): a
+tool message's ``is_error`` becomes an ``Error: `` prefix on its text; images in a tool result
+move to a user message right after the run of tool messages (a user message that follows the
+run takes them at its start, so two user turns never follow each other); base64 images travel as ``data:``
 URLs (and come back as base64); file images are refused. A ``refusal`` becomes the message
 text and ``Response.refusal``. vLLM's variants (no ``type`` on a tool call, ``""`` content
 beside tool calls, no ``arguments`` in a call's first chunk) are accepted.
@@ -61,6 +62,9 @@ from ._common import (
     make_call,
     not_a_message,
     provider_error,
+    RawEvents,
+    incomplete,
+    payload,
     relocate,
     request_body,
 )
@@ -118,6 +122,13 @@ def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system")
             raise not_a_message(message, i)
         role = message.role
         if held and role is not TOOL:
+            if role is USER:  # one user turn, not two in a row: the held images, then the message
+                try:
+                    out.append({"role": "user", "content": held + _parts_of(message.content)})
+                except ValidationError as exc:
+                    raise exc.prefixed(i) from None
+                held = []
+                continue
             out.append({"role": "user", "content": held})
             held = []
         try:
@@ -141,6 +152,12 @@ def _part_to(part: Any, j: int) -> dict[str, Any]:
         return {"type": "image_url", "image_url": {"url": image_url(part.source)}}
     except ValidationError as exc:
         raise exc.prefixed(j).prefixed("content") from None
+
+
+def _parts_of(content: Any) -> list[dict[str, Any]]:
+    if type(content) is str:
+        return [{"type": "text", "text": content}] if content else []
+    return [_part_to(part, j) for j, part in enumerate(content)]
 
 
 def _content_to(content: Any) -> Any:
@@ -333,9 +350,10 @@ def parse_response(body: Any) -> Response:
     >>> r.message.content, r.finish_reason, r.usage["total_tokens"]
     ('Hi!', 'stop', 7)
 
-    A response with several choices (``n`` > 1) is refused.
+    A response with several choices (``n`` > 1) is refused. ``body`` may be the official
+    client's ``ChatCompletion`` (anything with ``model_dump()``).
     """
-    body = expect_object(body)
+    body = expect_object(payload(body))
     if body.get("error") is not None and "choices" not in body:
         error = body["error"]
         raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
@@ -377,10 +395,29 @@ class StreamParser:
     ``feed`` returns text deltas as strings and ``ToolCallDelta``s in order (a refusal streams
     as text too); tool calls may interleave by ``index``, their id and name arriving only in
     their first chunk. The final usage chunk has no choices. Chunks that are not dicts or
-    break the format raise ``ValidationError``.
+    break the format raise ``ValidationError``. ``feed`` also takes the official client's
+    ``ChatCompletionChunk`` (anything with ``model_dump()``); ``feed_raw`` takes the SSE bytes
+    or text as they arrive from the socket, cut anywhere:
+
+    >>> parser = StreamParser()
+    >>> parser.feed_raw(b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_')
+    ()
+    >>> parser.feed_raw(b'reason": "stop"}]}\\n\\ndata: [DONE]\\n\\n')
+    ('Hi',)
+    >>> parser.finish().message.content
+    'Hi'
+
+    ``finish`` on a stream that never said it was done (no ``finish_reason``, no
+    ``data: [DONE]``: cut off, or nothing fed) raises ``ValidationError`` with code
+    ``incomplete`` rather than return a message that only looks whole:
+
+    >>> StreamParser().finish()
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: the stream is incomplete: it ended before a finish_reason or data: [DONE] (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_refusal", "_calls", "_finish_reason", "_usage")
+    __slots__ = ("_texts", "_refusal", "_calls", "_finish_reason", "_usage", "_raw")
 
     def __init__(self) -> None:
         self._texts: list[str] = []
@@ -388,10 +425,17 @@ class StreamParser:
         self._calls = ToolCallAccumulator()
         self._finish_reason: str | None = None
         self._usage: Any = None
+        self._raw: RawEvents | None = None
+
+    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
+        if self._raw is None:
+            self._raw = RawEvents(sse=True)
+        return tuple(item for chunk in self._raw.feed(data) for item in self.feed(chunk))
 
     def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
         """Take one chunk (a parsed ``data:`` payload) and return what it carried."""
-        chunk = expect_object(chunk)
+        chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
             error = chunk["error"]
             raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
@@ -469,7 +513,12 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
+        if self._raw is not None:
+            for chunk in self._raw.close():
+                self.feed(chunk)
         calls = finish_calls(self._calls, lambda i, field: f"tool_calls[{i}].{_DELTA_FIELDS[field]}")
+        if self._finish_reason is None and not (self._raw is not None and self._raw.done):
+            raise incomplete("a finish_reason or data: [DONE]")
         text = "".join(self._texts)
         refusal = "".join(self._refusal) or None
         content: Any = text or None
