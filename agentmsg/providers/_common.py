@@ -444,16 +444,17 @@ def payload(obj: Any) -> Any:
     """Return a provider object as plain JSON data: an SDK object through its ``model_dump()``.
 
     Duck typing, no import: anything with a callable ``model_dump`` (the official OpenAI,
-    Anthropic and Ollama clients' pydantic models) is dumped in JSON mode; other values are
-    returned unchanged for the codec to check.
+    Anthropic and Ollama clients' pydantic models) is dumped in JSON mode with the wire's
+    field names and only the fields the payload had (not the SDK's defaults); other values
+    are returned unchanged for the codec to check.
     """
     if type(obj) is dict:
         return obj
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
         try:
-            return dump(mode="json")
-        except TypeError:  # a model_dump without the keyword
+            return dump(mode="json", by_alias=True, exclude_unset=True)
+        except TypeError:  # a model_dump without pydantic's keywords
             return dump()
     return obj
 
