@@ -18,13 +18,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import anthropic as anthropic_sdk  # the official clients: in the test extra
+import ollama as ollama_sdk
+import openai as openai_sdk
 import pytest
 
-anthropic_sdk = pytest.importorskip("anthropic", reason="the anthropic client is in the test extra")
-openai_sdk = pytest.importorskip("openai", reason="the openai client is in the test extra")
-ollama_sdk = pytest.importorskip("ollama", reason="the ollama client is in the test extra")
-
-from agentmsg import (  # noqa: E402
+from agentmsg import (
     ChatMessage,
     ConversationHistory,
     ImagePart,
@@ -33,7 +32,7 @@ from agentmsg import (  # noqa: E402
     ToolCall,
     ToolDefinition,
 )
-from agentmsg.providers import Response, anthropic, ollama, openai  # noqa: E402
+from agentmsg.providers import Response, anthropic, ollama, openai
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

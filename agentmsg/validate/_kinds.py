@@ -36,6 +36,7 @@ from ..records import decode as decode_record
 from ..streaming import ToolCallDelta
 from ..messages import ToolResult
 from ..tools import ToolCall, ToolDefinition
+from . import _wire
 
 __all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
 
@@ -263,8 +264,25 @@ def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
 def _request(provider: str) -> Callable[[Any], None]:
     """Return the checker of a provider's chat request body: model, system, messages, tools, order."""
 
+    strict = {"openai": _wire.openai_request, "anthropic": _wire.anthropic_request, "ollama": _wire.ollama_request}[provider]
+
     def check(doc: Any) -> None:
         body = expect_object(doc)
+        refused = strict(body)  # what the API itself answers 400 for, in its terms
+        try:
+            lenient(body)
+        except Problems as many:
+            found = many.errors
+        except ValidationError as exc:
+            found = [exc]
+        else:
+            found = []
+        if refused:  # the API's words first; the codec's findings elsewhere in the document too
+            raise Problems(_merged(refused, found))
+        if found:
+            raise Problems(found)
+
+    def lenient(body: dict[str, Any]) -> None:
         errors: list[ValidationError | ConversationOrderError] = []
         model = body.get("model")
         if type(model) is not str:  # vLLM takes "" for its one served model
@@ -303,6 +321,31 @@ def _request(provider: str) -> Callable[[Any], None]:
         _in_order(messages, owners)
 
     return check
+
+
+def _related(a: str, b: str) -> bool:
+    """Tell whether one path is the other or inside it."""
+    if len(a) > len(b):
+        a, b = b, a
+    return b == a or (b.startswith(a) and b[len(a)] in ".[") or not a
+
+
+def _merged(
+    refused: list[ValidationError], found: list[ValidationError | ConversationOrderError]
+) -> list[ValidationError | ConversationOrderError]:
+    """Return the strict problems and the lenient ones at other paths, in document order."""
+    extra = [e for e in found if isinstance(e, ValidationError) and not any(_related(e.path, r.path) for r in refused)]
+    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))  # type: ignore[union-attr]
+
+
+def _path_key(path: str) -> list[tuple[int, int, str]]:
+    key: list[tuple[int, int, str]] = []
+    for part in path.replace("[", ".[").split("."):
+        if part.startswith("[") and part[1:-1].isdigit():
+            key.append((0, int(part[1:-1]), ""))
+        elif part:
+            key.append((1, 0, part))
+    return key
 
 
 def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
