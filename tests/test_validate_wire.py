@@ -179,3 +179,159 @@ def test_strict_and_lenient_problems_are_both_reported() -> None:
     found = problems("openai_request", body)
     assert ("messages[2].tool_calls[0].function.arguments", "type") in found
     assert any(path.startswith("messages[1].content") for path, _ in found)
+
+
+# -- new kinds, detected automatically where unambiguous ----------------------------------------
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from agentmsg.validate import main  # noqa: E402
+from agentmsg.validate._kinds import candidates  # noqa: E402
+
+MCP = Path(__file__).parent / "data" / "provider-fixtures" / "mcp"
+
+
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], doc: Any, *options: str, name: str = "doc.json") -> tuple[int, str]:
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    status = main([*options, str(path)])
+    return status, capsys.readouterr().out.replace(str(path), "F")
+
+
+def detected(doc: Any) -> str:
+    return candidates(doc)[0].name if len(candidates(doc)) == 1 else ",".join(k.name for k in candidates(doc))
+
+
+def test_a_bare_openai_messages_array_is_detected_and_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = openai.to_messages(tool_conversation())
+    assert [k.name for k in candidates(log)] == ["conversation", "openai_messages"]
+    status, out = cli(tmp_path, capsys, log)
+    assert status == 0, out
+    openai_call({"messages": log})["function"]["arguments"] = {"city": "Oslo"}
+    status, out = cli(tmp_path, capsys, log)
+    assert status == 1
+    assert "F:1: $: checked as openai_messages; also tried conversation" in out
+    assert "$[2].tool_calls[0].function.arguments: expected a JSON string, got object (OpenAI: arguments are JSON text)" in out
+    # order is checked too: two user turns in a row
+    log = openai.to_messages([ChatMessage.user("Hi")]) * 2 + [{"role": "developer", "content": "x"}]
+    assert "$[1]: user and assistant messages must alternate" in cli(tmp_path, capsys, log)[1]
+    # a plain {role, content} array is agentmsg's own conversation: no ambiguity to report
+    assert [k.name for k in candidates([{"role": "user", "content": "Hi"}])] == ["conversation"]
+
+
+def test_vllm_messages_fixture_is_detected_as_openai_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((MCP.parent / "vllm" / "messages_with_parallel_tool_response.json").read_text())
+    assert [k.name for k in candidates(doc)] == ["conversation", "openai_messages"]
+    assert KINDS["conversation"].check is not None and problems("conversation", doc)  # not agentmsg's shape
+    assert problems("openai_messages", doc) == []
+    assert cli(tmp_path, capsys, doc)[0] == 0
+    doc[1]["tool_calls"][0].pop("type")
+    status, out = cli(tmp_path, capsys, doc)
+    assert status == 1 and 'F:1: $: checked as openai_messages' in out
+    assert '$[1].tool_calls[0].type: is required (OpenAI: "type": "function")' in out
+
+
+TOOL_OPENAI = {"type": "function", "function": {"name": "now", "description": "Time.", "parameters": {"type": "object", "properties": {}}}}
+TOOL_ANTHROPIC = {"name": "now", "description": "Time.", "input_schema": {"type": "object", "properties": {}}}
+
+
+def test_tool_definitions_in_each_providers_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert detected(TOOL_OPENAI) == "openai_tool,ollama_tool"
+    assert detected([TOOL_OPENAI]).startswith("openai_tools,ollama_tools,")  # then anthropic_stream: [{type}]
+    assert detected(TOOL_ANTHROPIC) == "anthropic_tool"
+    assert detected([TOOL_ANTHROPIC]) == "anthropic_tools"
+    for doc in (TOOL_OPENAI, [TOOL_OPENAI], TOOL_ANTHROPIC, [TOOL_ANTHROPIC]):
+        assert cli(tmp_path, capsys, doc)[0] == 0
+    bad = copy.deepcopy(TOOL_ANTHROPIC)
+    bad["input_schema"] = "object"
+    status, out = cli(tmp_path, capsys, [TOOL_ANTHROPIC, bad])
+    assert status == 1 and "$[1].input_schema: expected an object (a JSON Schema), got string" in out
+    status, out = cli(tmp_path, capsys, {"type": "function", "function": {"description": "x"}}, "--kind", "ollama_tool")
+    assert status == 1 and "$.function.name: is required" in out
+
+
+def test_closest_kind_is_the_one_the_document_most_resembles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = cli(tmp_path, capsys, {"function": {"name": "now", "parameters": {"type": "object"}}})
+    assert status == 1
+    assert "closest: openai_tool ($.type: is required" in out
+    assert "closest: chat_message" not in out
+    status, out = cli(tmp_path, capsys, {"jsonrpc": "2.0", "params": {}})
+    assert "closest: mcp_" in out
+
+
+@pytest.mark.parametrize("path", sorted(p for p in MCP.glob("*.json") if "jsonrpc" in p.read_text()), ids=lambda p: p.name)
+def test_mcp_spec_examples_are_detected_and_valid(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(path.read_text())
+    kind = detected(doc)
+    assert kind == ("mcp_request" if "method" in doc else "mcp_error" if "error" in doc else "mcp_result")
+    assert cli(tmp_path, capsys, doc)[0] == 0
+
+
+MCP_CASES = [
+    ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                                     "clientInfo": {"name": "agentmsg"}}},
+     "mcp_request", "$.params.clientInfo.version: is required"),
+    ({"jsonrpc": "2.0", "id": None, "method": "tools/list"}, "mcp_request", "$.id: is required"),
+    ({"jsonrpc": "1.0", "id": 3, "method": "tools/call", "params": {"name": "now", "arguments": "{}"}},
+     "mcp_request", "$.jsonrpc: must be \"2.0\""),
+    ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": {}}}, "mcp_request", "$.params.name: is required"),
+    ({"jsonrpc": "2.0", "id": 4, "result": {"tools": [{"name": "now", "inputSchema": {"type": "string"}}]}},
+     "mcp_result", "$.result.tools[0].inputSchema.type: must be \"object\""),
+    ({"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}},
+     "mcp_result", "$.result.content[0].data: must be base64"),
+    ({"jsonrpc": "2.0", "id": 4, "result": {"contents": [{"uri": "file:///a", "text": "x", "blob": "eA=="}]}},
+     "mcp_result", "$.result.contents[0]: resource contents hold text or blob, exactly one"),
+    ({"jsonrpc": "2.0", "id": 5, "error": {"code": "-32602", "message": "bad"}}, "mcp_error", "$.error.code: expected an integer"),
+    ({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}, "mcp_notification", "$.params.requestId: is required"),
+]
+
+
+@pytest.mark.parametrize(("doc", "kind", "problem"), MCP_CASES, ids=[c[2].split(":")[0] for c in MCP_CASES])
+def test_mcp_messages_refused_by_the_spec(doc: Any, kind: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert detected(doc) == kind
+    status, out = cli(tmp_path, capsys, doc)
+    assert status == 1 and problem in out, out
+
+
+def test_mcp_notification_and_valid_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for doc in (
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                               "serverInfo": {"name": "s", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "12:00"}], "isError": False}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+    ):
+        assert cli(tmp_path, capsys, doc)[0] == 0, doc
+
+
+# -- --conversation: the lines of a JSON Lines file are one conversation ----------------------
+
+
+def test_conversation_option_checks_the_order_across_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Hi again"},
+             {"role": "assistant", "tool_calls": [{"id": "c1", "name": "now", "arguments": {}}]}]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    status, out = cli(tmp_path, capsys, text, name="chat.jsonl")
+    assert status == 0 and out.endswith("3 documents, 3 valid, 0 invalid\n")  # each line alone is fine
+    status, out = cli(tmp_path, capsys, text, "--conversation", name="chat.jsonl")
+    assert status == 1
+    assert out.splitlines() == [
+        "F:2: $: user and assistant messages must alternate: expected an assistant message",
+        "F:3: $: tool calls left unanswered: 1 call",
+        "1 document, 0 valid, 1 invalid",
+    ]
+    good = lines[:1] + lines[2:] + [{"role": "tool", "tool_call_id": "c1", "content": "12:00"}]
+    status, out = cli(tmp_path, capsys, "".join(json.dumps(line) + "\n" for line in good), "--conversation", name="ok.jsonl")
+    assert (status, out) == (0, "1 document, 1 valid, 0 invalid\n")
+
+
+def test_conversation_option_reports_bad_lines_where_they_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = '{"role": "user", "content": "Hi"}\n\n{"role": "assistant", "content": 5}\n{"role":\n'
+    status, out = cli(tmp_path, capsys, text, "--conversation", name="chat.jsonl")
+    assert status == 1
+    assert "F:3: $.content: expected a string or an array of content parts, got number" in out.replace(
+        "expected a string or an array of parts", "expected a string or an array of content parts") or "F:3: $.content" in out
+    assert "F:4: $: not valid JSON" in out
+    status, out = cli(tmp_path, capsys, "\n\n", "--conversation", name="empty.jsonl")
+    assert status == 1 and "empty input" in out

@@ -38,9 +38,11 @@ from .. import __version__
 from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, specificity
+from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, resemblance, specificity
 from ..formats import json_schema
 from ..errors import ConversationOrderError, ValidationError
+from ..history import ConversationHistory
+from ..messages import ChatMessage
 
 __all__ = ["main"]
 
@@ -275,10 +277,12 @@ def _unknown_kind(run: _Run, name: str, text: str, line: int, doc: Any) -> None:
             if problems is None:
                 passes.append(kind.name)
             else:
-                tried.append((len(parse_path(problems[0][0])), kind.name, problems))
+                tried.append((resemblance(kind, doc), len(parse_path(problems[0][0])), kind.name, problems))
         run.warnings.clear()
-        tried.sort(key=lambda t: -t[0])  # stable: registry order among equals
-        closest = "; ".join(_first_error(kind, problems) for _, kind, problems in tried[:2])
+        # closest: the kinds whose key fields the document has most of, then the ones whose
+        # check got furthest into it; stable: registry order among equals
+        tried.sort(key=lambda t: (-t[0], -t[1]))
+        closest = "; ".join(_first_error(kind, problems) for _, _, kind, problems in tried[:2])
         message = f"no known kind matches (tried {len(all_kinds())} kinds; closest: {closest}); use --kind KIND"
         if passes:  # a lenient checker takes it, though it lacks that kind's key fields
             message += f" (--kind {passes[0]} accepts it)"
@@ -542,6 +546,85 @@ def _check_file(run: _Run, name: str) -> None:
         run.cannot_read(shown, exc)
 
 
+def _conversation_file(run: _Run, name: str) -> None:
+    """Check a JSON Lines file as one conversation (``--conversation``): one document per file."""
+    shown = "<stdin>" if name == "-" else _printable(name)
+    try:
+        if name == "-":
+            _check_conversation(run, shown, sys.stdin.buffer)
+        else:
+            with open(name, "rb") as stream:
+                _check_conversation(run, shown, stream)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        run.cannot_read(shown, exc)
+
+
+def _check_conversation(run: _Run, name: str, stream: IO[bytes]) -> None:
+    """Check every line as a chat message, then their order, as one ``ConversationHistory``.
+
+    Each problem is reported on its line: a line that is not a valid message is left out of
+    the order check (so one bad line does not make every later one wrong), an order error
+    names the line of the message that breaks the order, and an unanswered tool call at the
+    end is reported on the last line.
+    """
+    run.documents += 1
+    history = ConversationHistory()
+    bad = False
+    last = 0
+    for lineno, raw in enumerate(_line_blocks_of(stream, run), 1):
+        if raw is None:
+            _refuse(run, name, lineno, "line")
+            run.documents -= 1
+            run.invalid -= 1
+            bad = True
+            continue
+        text = raw.decode("utf-8", "surrogateescape").rstrip("\r")
+        if lineno == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            continue
+        last = lineno
+        try:
+            message = ChatMessage.from_dict(_decode(text))
+        except (ValueError, RecursionError) as exc:
+            bad = True
+            if isinstance(exc, ValidationError):
+                row, column = _position(text, lineno, exc.path)
+                run.report(name, row, column, (exc.path, exc.code, exc.message), "chat_message")
+            else:
+                _bad_json(run, name, text, lineno, exc)
+            continue
+        try:
+            history.add(message)
+        except ConversationOrderError as exc:
+            bad = True
+            run.report(name, lineno, 1, ("", exc.code, exc.message), "conversation")
+    if last == 0:
+        bad = True
+        run.report(name, 1, None, ("", "empty", "empty input: no message"), "conversation")
+    else:
+        try:
+            history.validate()
+        except ConversationOrderError as exc:
+            bad = True
+            run.report(name, last, 1, ("", exc.code, exc.message), "conversation")
+    if bad:
+        run.invalid += 1
+    else:
+        run.valid += 1
+
+
+def _line_blocks_of(stream: IO[bytes], run: _Run) -> Iterator[bytes | None]:
+    """Yield the lines of ``stream`` one by one (None for a line over ``--max-bytes``)."""
+    for block in _line_blocks(stream.read, run.max_bytes):
+        if block is None:
+            yield None
+        else:
+            yield from block.split(b"\n")
+
+
 # -- the command ------------------------------------------------------------------------------
 
 
@@ -579,6 +662,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kind", choices=sorted(KINDS), metavar="KIND",
                         help="check every document as KIND instead of detecting it (see --list-kinds)")
     parser.add_argument("--jsonl", action="store_true", help="read every FILE as JSON Lines")
+    parser.add_argument("--conversation", action="store_true",
+                        help="each FILE is one conversation: one chat message per line, checked in order")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
     parser.add_argument("--max-bytes", type=_max_bytes, default=DEFAULT_MAX_BYTES, metavar="SIZE",
@@ -630,7 +715,10 @@ def _run(argv: list[str] | None) -> int:
             warnings.simplefilter("always")
             run.warnings = log
             for name in args.files:
-                _check_file(run, name)
+                if args.conversation:
+                    _conversation_file(run, name)
+                else:
+                    _check_file(run, name)
     finally:
         records_log.removeFilter(_drop)
     return run.finish()

@@ -4,6 +4,8 @@
 ['chat_message']
 >>> [kind.name for kind in candidates([{"role": "user", "content": "Hi"}])]
 ['conversation']
+>>> [kind.name for kind in candidates([{"role": "developer", "content": "Be brief."}])]
+['conversation', 'openai_messages']
 >>> try:
 ...     KINDS["tool_call"].check({"id": "call_1", "name": "bad name"})
 ... except ValidationError as exc:
@@ -36,9 +38,11 @@ from ..records import decode as decode_record
 from ..streaming import ToolCallDelta
 from ..messages import ToolResult
 from ..tools import ToolCall, ToolDefinition
-from . import _wire
+from . import _mcp, _wire
 
-__all__ = ["Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity"]
+__all__ = [
+    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity", "resemblance",
+]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
 # an empty frozenset when the first item is not an object. Scalars have no shape.
@@ -67,6 +71,32 @@ class Kind:
     detect: Detector
     check: Callable[[Any], object]
     schema: str | None = None
+    confirm: Callable[[Any], bool] | None = None  # a look past the shape, where shapes are ambiguous
+
+
+class _Fields:
+    """A detector for an object holding every required key and none of the absent ones."""
+
+    __slots__ = ("keys", "without", "array")
+
+    def __init__(self, keys: frozenset[str], without: frozenset[str], array: bool) -> None:
+        self.keys, self.without, self.array = keys, without, array
+
+    def __call__(self, shape: Shape) -> int:
+        is_array, keys = shape
+        if is_array is not self.array:
+            return 0
+        if keys is None:
+            return 1 if self.array else 0  # an empty array is a valid list of anything
+        if not self.keys <= keys or not self.without.isdisjoint(keys):
+            return 0
+        return len(self.keys)
+
+    def resemblance(self, shape: Shape | None) -> int:
+        """Return how many of this kind's keys the document has (for the "closest kind" hint)."""
+        if shape is None or shape[1] is None:
+            return 0
+        return len(self.keys & shape[1]) * 2 - (shape[0] is not self.array)
 
 
 def fields(*required: str, absent: tuple[str, ...] = ()) -> Detector:
@@ -75,37 +105,27 @@ def fields(*required: str, absent: tuple[str, ...] = ()) -> Detector:
     >>> fields("model", "messages")((False, frozenset({"model", "messages", "stream"})))
     2
     """
-    need, without = frozenset(required), frozenset(absent)
-    score = len(need)
-
-    def detect(shape: Shape) -> int:
-        is_array, keys = shape
-        if is_array or keys is None or not need <= keys or not without.isdisjoint(keys):
-            return 0
-        return score
-
-    return detect
+    return _Fields(frozenset(required), frozenset(absent), False)
 
 
-def items(*required: str) -> Detector:
+def items(*required: str, absent: tuple[str, ...] = ()) -> Detector:
     """Return a detector for an array whose first item holds every ``required`` key (or is empty).
 
     >>> detect = items("role")
     >>> detect((True, frozenset({"role", "content"}))), detect((True, None)), detect((False, frozenset()))
     (1, 1, 0)
     """
-    need = frozenset(required)
-    score = len(need)
+    return _Fields(frozenset(required), frozenset(absent), True)
 
-    def detect(shape: Shape) -> int:
-        is_array, keys = shape
-        if not is_array:
-            return 0
-        if keys is None:
-            return 1  # an empty array is a valid list of anything
-        return score if need <= keys else 0
 
-    return detect
+def resemblance(kind: Kind, doc: Any) -> int:
+    """Return how much ``doc`` looks like ``kind``: its key fields that the document has.
+
+    >>> resemblance(KINDS["openai_tool"], {"function": {"name": "now"}}) > resemblance(KINDS["chat_message"], {"function": {}})
+    True
+    """
+    detect = kind.detect
+    return detect.resemblance(shape_of(doc)) if isinstance(detect, _Fields) else 0
 
 
 # -- checkers ---------------------------------------------------------------------------------
@@ -348,6 +368,92 @@ def _path_key(path: str) -> list[tuple[int, int, str]]:
     return key
 
 
+def check_openai_messages(doc: Any) -> None:
+    """Check a bare OpenAI (or vLLM) ``messages`` array: the API's rules, each message, the order.
+
+    >>> check_openai_messages([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}])
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: [1]: user and assistant messages must alternate: expected an assistant message
+    """
+    if type(doc) is not list:
+        raise expected("an array of messages", doc, "")
+    refused = _wire.openai_messages(doc)
+    try:
+        messages, owners = _one_by_one(openai.from_messages, doc)
+    except Problems as many:
+        found: list[ValidationError | ConversationOrderError] = many.errors
+    else:
+        found = []
+    if refused or found:
+        raise Problems(_merged(refused, found))
+    history = ConversationHistory()
+    try:
+        for message in messages:
+            history.add(message)
+        history.validate()
+    except ConversationOrderError as exc:
+        index = exc.index if exc.index is not None and exc.index < len(owners) else None
+        raise ValidationError(exc.message, "" if index is None else f"[{owners[index]}]", exc.code) from None
+
+
+def _tools_kind(strict: Callable[[Any], list[ValidationError]], lenient: Callable[[Any], object], one: bool) -> Callable[[Any], None]:
+    """Return the checker of a provider's tool definition (``one``) or array of them."""
+
+    def check(doc: Any) -> None:
+        if one:
+            expect_object(doc)
+        elif type(doc) is not list:
+            raise expected("an array of tools", doc, "")
+        refused = strict(doc)
+        try:
+            if one:
+                try:
+                    lenient([doc])
+                except ValidationError as exc:  # the path of the one-item list's item, without [0]
+                    path = exc.path.removeprefix("[0]").removeprefix(".")
+                    raise ValidationError(exc.message, path, exc.code) from None
+            else:
+                lenient(doc)
+        except ValidationError as exc:
+            found: list[ValidationError | ConversationOrderError] = [exc]
+        else:
+            found = []
+        if refused or found:
+            raise Problems(_merged(refused, found))
+
+    return check
+
+
+def _mcp_kind(check: Callable[[dict[str, Any]], list[ValidationError]]) -> Callable[[Any], None]:
+    def run(doc: Any) -> None:
+        found = check(expect_object(doc))
+        if found:
+            raise Problems(list(found))
+
+    return run
+
+
+def _openai_only(doc: Any) -> bool:
+    """Tell whether a messages array uses something only the OpenAI shape has.
+
+    A ``developer`` role, a tool call with a ``function`` object, an ``image_url`` part: an
+    array of plain ``{role, content}`` strings reads as agentmsg's own conversation.
+    """
+    for item in doc[:64]:
+        if type(item) is not dict:
+            continue
+        if item.get("role") == "developer":
+            return True
+        calls = item.get("tool_calls")
+        if type(calls) is list and calls and type(calls[0]) is dict and "function" in calls[0]:
+            return True
+        content = item.get("content")
+        if type(content) is list and any(type(part) is dict and part.get("type") == "image_url" for part in content):
+            return True
+    return False
+
+
 def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
     """Return the checker of a recorded stream: an array of chunks (or events), fed in order."""
 
@@ -399,6 +505,28 @@ _REGISTRY = (
          fields("model", "messages", "max_tokens"), _request("anthropic")),
     Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
          fields("model", "messages"), _request("ollama")),
+    Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
+         items("role"), check_openai_messages, confirm=_openai_only),
+    Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
+         fields("type", "function"), _tools_kind(_wire.openai_tools, openai.from_tools, True)),
+    Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
+         items("type", "function"), _tools_kind(_wire.openai_tools, openai.from_tools, False)),
+    Kind("anthropic_tool", "one Anthropic tool definition {name, description, input_schema}",
+         fields("name", "input_schema"), _tools_kind(_wire.anthropic_tools, anthropic.from_tools, True)),
+    Kind("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
+         items("name", "input_schema"), _tools_kind(_wire.anthropic_tools, anthropic.from_tools, False)),
+    Kind("ollama_tool", "one Ollama tool definition (the OpenAI shape; --kind ollama_tool to force it)",
+         fields("type", "function"), _tools_kind(_wire.ollama_tools, ollama.from_tools, True)),
+    Kind("ollama_tools", "an Ollama tools array (the OpenAI shape; --kind ollama_tools to force it)",
+         items("type", "function"), _tools_kind(_wire.ollama_tools, ollama.from_tools, False)),
+    Kind("mcp_request", "an MCP JSON-RPC request {jsonrpc, id, method, params} (initialize, resources/*, tools/*...)",
+         fields("jsonrpc", "id", "method"), _mcp_kind(_mcp.check_request)),
+    Kind("mcp_notification", "an MCP JSON-RPC notification {jsonrpc, method, params} (no id)",
+         fields("jsonrpc", "method", absent=("id",)), _mcp_kind(_mcp.check_notification)),
+    Kind("mcp_result", "an MCP JSON-RPC result {jsonrpc, id, result} (resources, contents, tools, content...)",
+         fields("jsonrpc", "id", "result"), _mcp_kind(_mcp.check_result)),
+    Kind("mcp_error", "an MCP JSON-RPC error response {jsonrpc, id, error: {code, message}}",
+         fields("jsonrpc", "id", "error"), _mcp_kind(_mcp.check_error)),
     Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
          fields("choices"), openai.parse_response),
     Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
@@ -451,7 +579,10 @@ def candidates(doc: Any) -> tuple[Kind, ...]:
         found = _detect(shape_of(doc))
         if len(DETECTED) < 4096:
             DETECTED[key] = found
+    if t is list and any(kind.confirm is not None for kind in found):
+        found = tuple(kind for kind in found if kind.confirm is None or kind.confirm(doc))
     return found
+
 
 
 def _detect(shape: Shape | None) -> tuple[Kind, ...]:
@@ -462,9 +593,15 @@ def _detect(shape: Shape | None) -> tuple[Kind, ...]:
 
 
 def specificity(kind: Kind, doc: Any) -> int:
-    """Return how specifically ``kind``'s detector matches ``doc`` (0: not at all)."""
+    """Return how specifically ``kind``'s detector matches ``doc`` (0: not at all).
+
+    A kind whose ``confirm`` looked past the shape and agreed is one more specific.
+    """
     shape = shape_of(doc)
-    return 0 if shape is None else kind.detect(shape)
+    score = 0 if shape is None else kind.detect(shape)
+    if score and kind.confirm is not None and kind.confirm(doc):
+        score += 1
+    return score
 
 
 def all_kinds() -> tuple[Kind, ...]:

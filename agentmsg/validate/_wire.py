@@ -20,7 +20,7 @@ from typing import Any
 from .._checks import type_name
 from ..errors import ValidationError
 
-__all__ = ["openai_request", "openai_messages", "anthropic_request", "ollama_request"]
+__all__ = ["openai_request", "openai_messages", "openai_tools", "anthropic_request", "anthropic_tools", "ollama_request", "ollama_tools"]
 
 Problems = list[ValidationError]
 
@@ -287,18 +287,48 @@ def anthropic_request(body: dict[str, Any]) -> Problems:
             "answered by a tool_result in the user message right after it)",
         ))
     for i, tool in enumerate(_array(body, "tools", "", out, required=False)):
-        where = f"tools[{i}]"
-        if type(tool) is not dict:
-            out.append(_type(where, "an object", tool))
-            continue
-        _string(tool, "name", where, out)
-        if tool.get("type") in (None, "custom"):
-            schema = tool.get("input_schema")
-            if schema is None:
-                out.append(_missing(_join(where, "input_schema"), "Anthropic: custom tools have an input_schema"))
-            elif type(schema) is not dict:
-                out.append(_type(_join(where, "input_schema"), "an object (a JSON Schema)", schema))
+        _anthropic_tool(tool, f"tools[{i}]", out)
     return out
+
+
+def _anthropic_tool(tool: Any, where: str, out: Problems) -> None:
+    if type(tool) is not dict:
+        out.append(_type(where, "an object", tool))
+        return
+    _string(tool, "name", where, out)
+    if tool.get("type") in (None, "custom"):
+        schema = tool.get("input_schema")
+        if schema is None:
+            out.append(_missing(_join(where, "input_schema"), "Anthropic: custom tools have an input_schema"))
+        elif type(schema) is not dict:
+            out.append(_type(_join(where, "input_schema"), "an object (a JSON Schema)", schema))
+        elif schema.get("type") != "object":
+            out.append(_err(_join(where, "input_schema.type"), 'must be "object" (Anthropic)'))
+
+
+def _tools(items: Any, one: Any, provider: str) -> Problems:
+    out: Problems = []
+    if type(items) is dict:
+        one(items, "", out, provider)
+    else:
+        for i, tool in enumerate(items):
+            one(tool, f"[{i}]", out, provider)
+    return out
+
+
+def openai_tools(items: Any) -> Problems:
+    """Return what OpenAI refuses in one tool ``{type, function}`` or an array of them."""
+    return _tools(items, _function_tool, "OpenAI")
+
+
+def ollama_tools(items: Any) -> Problems:
+    """Return what Ollama refuses in one tool ``{type, function}`` or an array of them."""
+    return _tools(items, _function_tool, "Ollama")
+
+
+def anthropic_tools(items: Any) -> Problems:
+    """Return what Anthropic refuses in one tool ``{name, input_schema}`` or an array of them."""
+    return _tools(items, lambda tool, path, out, _: _anthropic_tool(tool, path, out), "Anthropic")
 
 
 def _tool_uses(content: Any, path: str) -> dict[str, str]:
