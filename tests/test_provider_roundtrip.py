@@ -161,7 +161,32 @@ def canon_ollama(messages: list[ChatMessage]) -> tuple[ChatMessage, ...]:
         if m.role is ASSISTANT and content == "" and m.tool_calls:
             content = None
         out.append(ChatMessage(m.role, content, m.tool_calls, m.tool_call_id, m.is_error))
-    return tuple(out)
+    return tuple(in_call_order(out))
+
+
+def in_call_order(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """Ollama's rule: in a run of tool messages, results of same-named calls follow the calls' order."""
+    order: dict[str, tuple[str, int]] = {}
+    out = list(messages)
+    k = 0
+    while k < len(out):
+        if out[k].role is ASSISTANT:
+            order = {c.id: (c.name, j) for j, c in enumerate(out[k].tool_calls)}
+        if out[k].role is not MessageRole.TOOL:
+            k += 1
+            continue
+        end = k
+        while end < len(out) and out[end].role is MessageRole.TOOL:
+            end += 1
+        slots: dict[str, list[int]] = {}
+        for i in range(k, end):
+            slots.setdefault(order[out[i].tool_call_id][0], []).append(i)  # type: ignore[index]
+        for places in slots.values():
+            ordered = sorted((out[i] for i in places), key=lambda m: order[m.tool_call_id][1])  # type: ignore[index]
+            for i, m in zip(places, ordered):
+                out[i] = m
+        k = end
+    return out
 
 
 def plain_json(value: Any) -> Any:
