@@ -512,10 +512,11 @@ class StreamParser:
     never reached ``message_stop`` (nor a ``stop_reason``) raises ``ValidationError`` with
     code ``incomplete``:
 
-    >>> StreamParser().finish()
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: the stream is incomplete: it ended before message_stop (cut off, or nothing was fed)
+    >>> try:
+    ...     StreamParser().finish()
+    ... except ValidationError as exc:
+    ...     print(exc.code, "-", exc)
+    incomplete - the stream is incomplete: it ended before message_stop (cut off, or nothing was fed)
     """
 
     __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage", "_raw", "_stopped")

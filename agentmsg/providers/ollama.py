@@ -393,10 +393,11 @@ class StreamParser:
     socket, cut anywhere. ``finish`` on a stream that never sent ``done: true`` raises
     ``ValidationError`` with code ``incomplete``:
 
-    >>> StreamParser().finish()
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: the stream is incomplete: it ended before a line with done: true (cut off, or nothing was fed)
+    >>> try:
+    ...     StreamParser().finish()
+    ... except ValidationError as exc:
+    ...     print(exc.code, "-", exc)
+    incomplete - the stream is incomplete: it ended before a line with done: true (cut off, or nothing was fed)
     """
 
     __slots__ = ("_texts", "_calls", "_count", "_finish_reason", "_usage", "_raw", "_done")

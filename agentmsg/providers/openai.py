@@ -411,10 +411,11 @@ class StreamParser:
     ``data: [DONE]``: cut off, or nothing fed) raises ``ValidationError`` with code
     ``incomplete`` rather than return a message that only looks whole:
 
-    >>> StreamParser().finish()
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: the stream is incomplete: it ended before a finish_reason or data: [DONE] (cut off, or nothing was fed)
+    >>> try:
+    ...     StreamParser().finish()
+    ... except ValidationError as exc:
+    ...     print(exc.code, "-", exc)
+    incomplete - the stream is incomplete: it ended before a finish_reason or data: [DONE] (cut off, or nothing was fed)
     """
 
     __slots__ = ("_texts", "_refusal", "_calls", "_finish_reason", "_usage", "_raw")

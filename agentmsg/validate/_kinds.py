@@ -371,10 +371,11 @@ def _path_key(path: str) -> list[tuple[int, int, str]]:
 def check_openai_messages(doc: Any) -> None:
     """Check a bare OpenAI (or vLLM) ``messages`` array: the API's rules, each message, the order.
 
-    >>> check_openai_messages([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}])
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: [1]: user and assistant messages must alternate: expected an assistant message
+    >>> try:
+    ...     check_openai_messages([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}])
+    ... except ValidationError as exc:
+    ...     print(exc)
+    [1]: user and assistant messages must alternate: expected an assistant message
     """
     if type(doc) is not list:
         raise expected("an array of messages", doc, "")
