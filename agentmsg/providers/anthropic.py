@@ -149,14 +149,14 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
                     raise ValidationError(
                         "Anthropic takes one system prompt, before every other message", "", UNSUPPORTED
                     )
-                system = _system_text(message)
+                system = _system_prompt(message)
         except ValidationError as exc:
             raise exc.prefixed(i) from None
         results = None
     return system, out
 
 
-def _system_text(message: ChatMessage) -> str:
+def _system_prompt(message: ChatMessage) -> str:
     content = message.content
     if type(content) is str:
         return content
