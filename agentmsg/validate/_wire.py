@@ -19,6 +19,7 @@ from typing import Any
 
 from .._checks import type_name
 from ..errors import ValidationError
+from ..roles import ROLE_NAMES
 
 __all__ = ["openai_request", "openai_messages", "openai_tools", "anthropic_request", "anthropic_tools", "ollama_request", "ollama_tools"]
 
@@ -461,7 +462,7 @@ def ollama_request(body: dict[str, Any]) -> Problems:
         role = message.get("role")
         if role is None:
             out.append(_missing(_join(path, "role")))
-        elif role not in ("system", "user", "assistant", "tool"):
+        elif role not in ROLE_NAMES:
             out.append(_err(_join(path, "role"), "must be system, user, assistant or tool (Ollama)"))
         content = message.get("content")
         if content is not None and type(content) is not str:
