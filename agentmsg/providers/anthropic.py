@@ -160,7 +160,7 @@ def _system_prompt(message: ChatMessage) -> str:
     content = message.content
     if type(content) is str:
         return content
-    return join_texts(part.text for part in content if type(part) is TextPart)  # type: ignore[union-attr]
+    return join_texts(part.text for part in content if type(part) is TextPart)  # type: ignore[union-attr]  # content is a tuple of parts here
 
 
 def _empty_text() -> ValidationError:

@@ -355,7 +355,7 @@ def _merged(
 ) -> list[ValidationError | ConversationOrderError]:
     """Return the strict problems and the lenient ones at other paths, in document order."""
     extra = [e for e in found if isinstance(e, ValidationError) and not any(_related(e.path, r.path) for r in refused)]
-    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))  # type: ignore[union-attr]
+    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))  # type: ignore[union-attr]  # every item is a ValidationError: extra keeps only those
 
 
 def _path_key(path: str) -> list[tuple[int, int, str]]:
