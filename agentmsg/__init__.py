@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._json import from_json, to_json
 from ._frozen import FrozenDict
-from .content import ContentPart, ImagePart, ImageSource, TextPart
+from .content import ContentPart, ImagePart, ImageSource, ReasoningPart, TextPart
 from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
 from .history import ConversationHistory
 from .messages import ChatMessage, ToolResult
@@ -38,11 +38,17 @@ __version__ = "0.1.0.dev0"
 
 if _TYPE_CHECKING:  # the names loaded on first use (below), for type checkers
     from .formats import json_schema
-    from .streaming import ToolCallAccumulator, ToolCallDelta
+    from .streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 
 # Names whose modules load on first use, not with ``import agentmsg`` (import time): what a
 # program that only builds, checks and stores messages does not need.
-_LAZY = {"json_schema": "formats", "ToolCallAccumulator": "streaming", "ToolCallDelta": "streaming"}
+_LAZY = {
+    "json_schema": "formats",
+    "ToolCallAccumulator": "streaming",
+    "ToolCallDelta": "streaming",
+    "ReasoningAccumulator": "streaming",
+    "ReasoningDelta": "streaming",
+}
 
 
 def __getattr__(name: str) -> object:
@@ -70,6 +76,9 @@ __all__ = (
     "InvalidArgumentsError",
     "MessageRole",
     "ProcessingError",
+    "ReasoningAccumulator",
+    "ReasoningDelta",
+    "ReasoningPart",
     "TextPart",
     "ToolCall",
     "ToolCallAccumulator",

@@ -1,4 +1,4 @@
-"""Content parts of a chat message: text, and images from a URL, base64 data or a file path."""
+"""Content parts of a chat message: text, images (a URL, base64 data or a file path), and reasoning."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ from ._fields import new, slot_setters
 from ._images import is_base64, split_data_url
 from .errors import ValidationError
 
-__all__ = ["ImageSource", "TextPart", "ImagePart", "ContentPart", "part_from_dict", "IMAGE_MEDIA_TYPES"]
+__all__ = [
+    "ImageSource",
+    "TextPart",
+    "ImagePart",
+    "ContentPart",
+    "ReasoningPart",
+    "part_from_dict",
+    "reasoning_from_dict",
+    "IMAGE_MEDIA_TYPES",
+]
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
@@ -300,3 +309,155 @@ def part_from_dict(data: Any) -> ContentPart:
 
 def _missing(key: str) -> Any:
     raise ValidationError("is required", key, "missing")
+
+
+# -- reasoning ----------------------------------------------------------------------------------
+
+_PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.ASCII)
+
+
+def _check_opt(value: object, path: str) -> str | None:
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+    if not value:
+        raise ValidationError("must not be empty", path, "value")
+    return check_text(value, path)
+
+
+def _check_reasoning(
+    text: object, signature: object, redacted: object, provider: object, id: object, anchor: object
+) -> tuple[str, str | None, bool, str | None, str | None, str | None]:
+    """Return the checked fields of a reasoning part (the one place its rules live)."""
+    text = _check_text_field(text, "text")
+    signature = _check_opt(signature, "signature")
+    if redacted is not True and redacted is not False:
+        raise ValidationError(f"expected a boolean, got {type_name(redacted)}", "redacted", "type")
+    if provider is not None:
+        if type(provider) is not str:
+            raise ValidationError(f"expected a string, got {type_name(provider)}", "provider", "type")
+        if _PROVIDER.fullmatch(provider) is None:
+            raise ValidationError("must be a provider name: lowercase letters, digits, '_' or '-'", "provider", "pattern")
+    id = _check_opt(id, "id")
+    anchor = _check_opt(anchor, "anchor")
+    if provider is None and (signature is not None or id is not None or anchor is not None or redacted):
+        raise ValidationError("is required beside a signature, an id, an anchor or redacted", "provider", "missing")
+    if redacted and (text or signature is None):
+        raise ValidationError("a redacted part holds its data in signature and no text", "redacted", "value")
+    if not text and signature is None and id is None:
+        raise ValidationError("a reasoning part needs text, a signature or an id", "text", "value")
+    return text, signature, redacted, provider, id, anchor
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningPart:
+    """One piece of a model's reasoning, kept on an assistant message so it can be sent back.
+
+    >>> part = ReasoningPart("Check the units first.", signature="EqQBCkgIARABGAIiQL", provider="anthropic")
+    >>> part
+    ReasoningPart(text=<22 chars>, signature=<18 chars>, provider='anthropic')
+    >>> part.to_dict()
+    {'type': 'reasoning', 'text': 'Check the units first.', 'signature': 'EqQBCkgIARABGAIiQL', 'provider': 'anthropic'}
+    >>> try:
+    ...     ReasoningPart(signature="opaque")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    provider: is required beside a signature, an id, an anchor or redacted
+
+    ``text`` is what a person may read (Anthropic thinking, an OpenAI summary part, Gemini thought
+    text, Ollama ``thinking``, vLLM ``reasoning_content``). The other fields are opaque and belong
+    to ``provider`` (``anthropic``, ``openai``, ``gemini``); codecs send them back only to it.
+    ``signature`` is the replay token (Anthropic ``signature``, or the ``data`` of a
+    ``redacted_thinking`` block when ``redacted``; OpenAI ``encrypted_content``; Gemini
+    ``thoughtSignature``); ``id`` is the provider's id of the reasoning (OpenAI ``rs_...``);
+    ``anchor`` names what it pairs with (the OpenAI output item that follows it, or the tool call
+    whose Gemini ``functionCall`` part carries the signature).
+    """
+
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+    provider: str | None = None
+    id: str | None = None
+    anchor: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_reasoning(self.text, self.signature, self.redacted, self.provider, self.id, self.anchor)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the canonical JSON shape (None and false omitted; ``text`` always present)."""
+        out: dict[str, Any] = {"type": "reasoning", "text": self.text}
+        if self.signature is not None:
+            out["signature"] = self.signature
+        if self.redacted:
+            out["redacted"] = True
+        if self.provider is not None:
+            out["provider"] = self.provider
+        if self.id is not None:
+            out["id"] = self.id
+        if self.anchor is not None:
+            out["anchor"] = self.anchor
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> ReasoningPart:
+        """Parse the canonical JSON shape (a missing ``text`` is empty).
+
+        >>> ReasoningPart.from_dict({"type": "reasoning", "signature": "c2ln", "redacted": True, "provider": "anthropic"}).redacted
+        True
+        """
+        return reasoning_from_dict(data)
+
+    def __repr__(self) -> str:
+        fields = [f"text=<{len(self.text)} chars>"]
+        if self.signature is not None:
+            fields.append(f"signature=<{len(self.signature)} chars>")
+        if self.redacted:
+            fields.append("redacted=True")
+        if self.provider is not None:
+            fields.append(f"provider={self.provider!r}")
+        if self.id is not None:
+            fields.append(f"id=<{len(self.id)} chars>")
+        if self.anchor is not None:
+            fields.append(f"anchor=<{len(self.anchor)} chars>")
+        return f"ReasoningPart({', '.join(fields)})"
+
+
+_r_setters = slot_setters(ReasoningPart, "text", "signature", "redacted", "provider", "id", "anchor")
+
+
+def reasoning_part(
+    text: str = "",
+    signature: str | None = None,
+    redacted: bool = False,
+    provider: str | None = None,
+    id: str | None = None,
+    anchor: str | None = None,
+) -> ReasoningPart:
+    """Build a ReasoningPart after checking its fields (the codecs' fast path)."""
+    values = _check_reasoning(text, signature, redacted, provider, id, anchor)
+    obj = new(ReasoningPart)
+    for setter, value in zip(_r_setters, values):
+        setter(obj, value)
+    return obj
+
+
+def reasoning_from_dict(data: Any) -> ReasoningPart:
+    """Parse one reasoning part ``{"type": "reasoning", "text"?, "signature"?, ...}``."""
+    data = expect_object(data)
+    kind = data.get("type")
+    if kind != "reasoning":
+        if kind is None:
+            raise ValidationError("is required", "type", "missing")
+        raise ValidationError("must be 'reasoning'", "type", "value")
+    text = data.get("text")
+    redacted = data.get("redacted")
+    return reasoning_part(
+        "" if text is None else text,
+        data.get("signature"),
+        False if redacted is None else redacted,
+        data.get("provider"),
+        data.get("id"),
+        data.get("anchor"),
+    )

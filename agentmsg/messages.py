@@ -9,7 +9,7 @@ from typing import Any
 from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
 from ._fields import new, slot_setters
 from ._frozen import thaw_json
-from .content import ContentPart, ImagePart, TextPart, part_from_dict
+from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
 from .errors import ValidationError
 from .roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
 from .tools import ToolCall, tool_call_from_dict
@@ -71,6 +71,19 @@ def _check_tool_calls(tool_calls: object) -> tuple[ToolCall, ...]:
     return tool_calls
 
 
+def _check_reasoning(reasoning: object, role: MessageRole) -> tuple[ReasoningPart, ...]:
+    if type(reasoning) is not tuple:
+        if not isinstance(reasoning, (list, tuple)):
+            raise ValidationError(f"expected a list of ReasoningPart, got {type_name(reasoning)}", "reasoning", "type")
+        reasoning = tuple(reasoning)
+    if reasoning and role is not ASSISTANT:
+        raise ValidationError(f"only assistant messages carry reasoning, not {role}", "reasoning", "value")
+    for i, part in enumerate(reasoning):
+        if type(part) is not ReasoningPart:
+            raise ValidationError(f"expected a ReasoningPart, got {type(part).__name__}", f"reasoning[{i}]", "type")
+    return reasoning
+
+
 def _check_rules(
     role: MessageRole, content: Content, tool_calls: tuple[ToolCall, ...], tool_call_id: object, is_error: object
 ) -> None:
@@ -130,8 +143,9 @@ class ChatMessage:
     content: an assistant message needs content or at least one tool call
 
     ``content`` is a string, a tuple of ``TextPart``/``ImagePart`` (a list becomes a tuple), or
-    None. Images appear only in user and tool content; only assistants carry ``tool_calls``;
-    only tool messages carry ``tool_call_id`` and ``is_error``.
+    None. Images appear only in user and tool content; only assistants carry ``tool_calls`` and
+    ``reasoning`` (``ReasoningPart``s, which never count as content); only tool messages carry
+    ``tool_call_id`` and ``is_error``.
     """
 
     role: MessageRole
@@ -139,15 +153,18 @@ class ChatMessage:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False
+    reasoning: tuple[ReasoningPart, ...] = ()
 
     def __post_init__(self) -> None:
         role = _check_role(self.role)
         content = _check_content(self.content, role)
         tool_calls = _check_tool_calls(self.tool_calls)
         _check_rules(role, content, tool_calls, self.tool_call_id, self.is_error)
+        reasoning = _check_reasoning(self.reasoning, role)
         _set_role(self, role)
         _set_content(self, content)
         _set_tool_calls(self, tool_calls)
+        _set_reasoning(self, reasoning)
 
     # -- factories (the fast path: only the checks their arguments need) --------------------
 
@@ -180,12 +197,18 @@ class ChatMessage:
 
     @classmethod
     def assistant(
-        cls, content: str | Iterable[TextPart] | None = None, tool_calls: Iterable[ToolCall] = ()
+        cls,
+        content: str | Iterable[TextPart] | None = None,
+        tool_calls: Iterable[ToolCall] = (),
+        reasoning: Iterable[ReasoningPart] = (),
     ) -> ChatMessage:
-        """Return an assistant message with text, tool calls, or both.
+        """Return an assistant message with text, tool calls, or both, and the reasoning behind them.
 
         >>> ChatMessage.assistant("Done.").to_dict()
         {'role': 'assistant', 'content': 'Done.'}
+        >>> thought = ReasoningPart("The user wants a greeting.")
+        >>> ChatMessage.assistant("Hi!", reasoning=[thought])
+        ChatMessage(role=assistant, content=<3 chars>, reasoning=[<26 chars>])
         """
         if type(content) is str:
             checked: Content = content if content.isascii() else check_text(content, "content")
@@ -202,6 +225,8 @@ class ChatMessage:
                 _check_tool_calls(calls)  # raises with the index
         if (checked is None and not calls) or (len(calls) > 1 and len({c.id for c in calls}) != len(calls)):
             _check_rules(ASSISTANT, checked, calls, None, False)  # raises, naming the rule
+        if reasoning:
+            return _make(ASSISTANT, checked, calls, None, False, _check_reasoning(reasoning, ASSISTANT))
         return _make(ASSISTANT, checked, calls, None, False)
 
     @classmethod
@@ -245,6 +270,16 @@ class ChatMessage:
                 return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content, "is_error": True}
             return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
         tool_calls = self.tool_calls
+        if self.reasoning:
+            out: dict[str, Any] = {"role": "assistant"}
+            if content is not None:
+                out["content"] = content
+            if tool_calls:
+                out["tool_calls"] = [
+                    {"id": c.id, "name": c.name, "arguments": thaw_json(c.arguments)} for c in tool_calls
+                ]
+            out["reasoning"] = [part.to_dict() for part in self.reasoning]
+            return out
         if tool_calls:
             calls = [{"id": c.id, "name": c.name, "arguments": thaw_json(c.arguments)} for c in tool_calls]
             if content is None:
@@ -288,8 +323,15 @@ class ChatMessage:
         if is_error is None:
             is_error = False
         if role is USER and not calls and tool_call_id is None and is_error is False and content is not None:
+            if data.get("reasoning"):
+                _check_reasoning((None,), USER)  # raises: only assistants carry reasoning
             return _make(USER, content, (), None, False)
         _check_rules(role, content, calls, tool_call_id, is_error)
+        raw_reasoning = data.get("reasoning")
+        if raw_reasoning:
+            return _make(role, content, calls, tool_call_id, is_error, _reasoning_from_json(raw_reasoning, role))
+        if raw_reasoning is not None and type(raw_reasoning) is not list:
+            raise ValidationError(f"expected an array, got {type_name(raw_reasoning)}", "reasoning", "type")
         return _make(role, content, calls, tool_call_id, is_error)
 
     def __repr__(self) -> str:
@@ -302,16 +344,23 @@ class ChatMessage:
             fields.append(f"tool_call_id={self.tool_call_id!r}")
         if self.is_error:
             fields.append("is_error=True")
+        if self.reasoning:
+            fields.append("reasoning=[" + ", ".join(f"<{len(p.text)} chars>" for p in self.reasoning) + "]")
         return f"ChatMessage({', '.join(fields)})"
 
 
-_set_role, _set_content, _set_tool_calls, _set_tool_call_id, _set_is_error = slot_setters(
-    ChatMessage, "role", "content", "tool_calls", "tool_call_id", "is_error"
+_set_role, _set_content, _set_tool_calls, _set_tool_call_id, _set_is_error, _set_reasoning = slot_setters(
+    ChatMessage, "role", "content", "tool_calls", "tool_call_id", "is_error", "reasoning"
 )
 
 
 def _make(
-    role: MessageRole, content: Content, tool_calls: tuple[ToolCall, ...], tool_call_id: str | None, is_error: bool
+    role: MessageRole,
+    content: Content,
+    tool_calls: tuple[ToolCall, ...],
+    tool_call_id: str | None,
+    is_error: bool,
+    reasoning: tuple[ReasoningPart, ...] = (),
 ) -> ChatMessage:
     obj = new(ChatMessage)
     _set_role(obj, role)
@@ -319,6 +368,7 @@ def _make(
     _set_tool_calls(obj, tool_calls)
     _set_tool_call_id(obj, tool_call_id)
     _set_is_error(obj, is_error)
+    _set_reasoning(obj, reasoning)
     return obj
 
 
@@ -339,6 +389,14 @@ def _content_from_json(content: object, role: MessageRole) -> tuple[ContentPart,
         raise ValidationError(f"expected a string or a list of parts, got {type_name(content)}", "content", "type")
     parts = map_items(part_from_dict, content, "content")
     return _check_content(tuple(parts), role)  # type: ignore[return-value]  # _check_content returns the tuple it got
+
+
+def _reasoning_from_json(items: object, role: MessageRole) -> tuple[ReasoningPart, ...]:
+    if type(items) is not list:
+        raise ValidationError(f"expected an array, got {type_name(items)}", "reasoning", "type")
+    if role is not ASSISTANT:
+        _check_reasoning((None,), role)  # raises: only assistants carry reasoning
+    return tuple(map_items(reasoning_from_dict, items, "reasoning"))
 
 
 @dataclass(frozen=True, slots=True, repr=False)

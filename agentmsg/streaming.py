@@ -1,4 +1,4 @@
-"""Streaming tool calls: fragments as providers send them, and the accumulator that joins them."""
+"""Streaming: tool-call and reasoning fragments as providers send them, and the accumulators that join them."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._checks import check_text, expect_object, type_name
+from .content import ReasoningPart, reasoning_part
 from .errors import ValidationError
 from .tools import ToolCall
 
-__all__ = ["ToolCallDelta", "ToolCallAccumulator"]
+__all__ = ["ToolCallDelta", "ToolCallAccumulator", "ReasoningDelta", "ReasoningAccumulator"]
 
 
 def _optional_str(value: object, path: str) -> str | None:
@@ -138,3 +139,139 @@ class ToolCallAccumulator:
             except ValidationError as exc:
                 raise exc.prefixed(path) from None
         return tuple(calls)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningDelta:
+    """One streamed fragment of reasoning text (or its signature); ``index`` says which part.
+
+    >>> ReasoningDelta(0, "Let me think")
+    ReasoningDelta(index=0, text=<12 chars>)
+
+    Codecs' ``StreamParser.feed`` return these beside text strings and ``ToolCallDelta``s, so a
+    caller can show the reasoning as it arrives, apart from the answer.
+    """
+
+    index: int
+    text: str = ""
+    signature: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.index) is not int or self.index < 0:
+            raise ValidationError("must be a non-negative integer", "index", "type" if type(self.index) is not int else "value")
+        if type(self.text) is not str:
+            raise ValidationError(f"expected a string, got {type_name(self.text)}", "text", "type")
+        check_text(self.text, "text")
+        if _optional_str(self.signature, "signature") is not None:
+            check_text(self.signature, "signature")  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"index", "text", "signature"?}``."""
+        out: dict[str, Any] = {"index": self.index, "text": self.text}
+        if self.signature is not None:
+            out["signature"] = self.signature
+        return out
+
+    def __repr__(self) -> str:
+        sig = "" if self.signature is None else f", signature=<{len(self.signature)} chars>"
+        return f"ReasoningDelta(index={self.index}, text=<{len(self.text)} chars>{sig})"
+
+
+class _ReasoningSlot:
+    __slots__ = ("pieces", "signature", "meta")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.signature: str | None = None
+        self.meta: dict[str, Any] = {}
+
+
+class ReasoningAccumulator:
+    """Join streamed ``ReasoningDelta``s into ``ReasoningPart``s, one per index.
+
+    >>> acc = ReasoningAccumulator()
+    >>> acc.add(ReasoningDelta(0, "Check "))
+    >>> acc.add(ReasoningDelta(0, "units.", signature="EqQB"))
+    >>> acc.annotate(0, provider="anthropic")
+    >>> acc.finish()
+    (ReasoningPart(text=<12 chars>, signature=<4 chars>, provider='anthropic'),)
+
+    ``annotate`` sets the fields that do not stream (``provider``, ``id``, ``anchor``,
+    ``redacted``) for an index; a signature arriving in several deltas is joined. ``finish``
+    validates each part (``ValidationError`` with path ``reasoning[i]``) and leaves out indexes
+    that received nothing. Safe to share between threads.
+    """
+
+    __slots__ = ("_slots", "_lock")
+
+    def __init__(self) -> None:
+        self._slots: dict[int, _ReasoningSlot] = {}
+        self._lock = threading.Lock()
+
+    def _slot(self, index: int) -> _ReasoningSlot:
+        slot = self._slots.get(index)
+        if slot is None:
+            slot = self._slots[index] = _ReasoningSlot()
+        return slot
+
+    def add(self, delta: ReasoningDelta) -> None:
+        """Take one fragment."""
+        if type(delta) is not ReasoningDelta:
+            raise TypeError(f"expected a ReasoningDelta, got {type(delta).__name__}")
+        with self._lock:
+            slot = self._slot(delta.index)
+            if delta.text:
+                slot.pieces.append(delta.text)
+            if delta.signature:
+                slot.signature = delta.signature if slot.signature is None else slot.signature + delta.signature
+
+    def annotate(
+        self,
+        index: int,
+        *,
+        provider: str | None = None,
+        id: str | None = None,
+        anchor: str | None = None,
+        redacted: bool | None = None,
+        signature: str | None = None,
+    ) -> None:
+        """Set the non-streamed fields of part ``index`` (None leaves a field as it is).
+
+        A ``signature`` given here replaces any that streamed (a provider's final token).
+        """
+        with self._lock:
+            slot = self._slot(index)
+            meta = slot.meta
+            for key, value in (("provider", provider), ("id", id), ("anchor", anchor), ("redacted", redacted)):
+                if value is not None:
+                    meta[key] = value
+            if signature is not None:
+                slot.signature = signature
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def finish(self) -> tuple[ReasoningPart, ...]:
+        """Return the parts in index order."""
+        with self._lock:
+            slots = sorted(self._slots.items())
+        out = []
+        for k, (_, slot) in enumerate(slots):
+            text = "".join(slot.pieces)
+            meta = slot.meta
+            if not text and slot.signature is None and meta.get("id") is None:
+                continue
+            try:
+                out.append(
+                    reasoning_part(
+                        text,
+                        slot.signature,
+                        meta.get("redacted", False),
+                        meta.get("provider"),
+                        meta.get("id"),
+                        meta.get("anchor"),
+                    )
+                )
+            except ValidationError as exc:
+                raise exc.prefixed(k).prefixed("reasoning") from None
+        return tuple(out)

@@ -11,6 +11,7 @@ import pytest
 from agentmsg import (
     ChatMessage,
     ConversationHistory,
+    ReasoningPart,
     ToolCall,
     ToolCallDelta,
     ToolDefinition,
@@ -35,6 +36,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "tool_result": ToolResult.from_dict,
     "tool_definition": ToolDefinition.from_dict,
     "tool_call_delta": ToolCallDelta.from_dict,
+    "reasoning_part": ReasoningPart.from_dict,
 }
 
 

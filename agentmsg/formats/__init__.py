@@ -14,6 +14,7 @@ SCHEMA_FILES: dict[str, tuple[str, str]] = {
     "chat_message": ("core.schema.json", "chat_message"),
     "conversation": ("core.schema.json", "conversation"),
     "content_part": ("core.schema.json", "content_part"),
+    "reasoning_part": ("core.schema.json", "reasoning_part"),
     "image_source": ("core.schema.json", "image_source"),
     "tool_call": ("core.schema.json", "tool_call"),
     "tool_result": ("core.schema.json", "tool_result"),
