@@ -1,0 +1,348 @@
+"""The OpenAI Responses codec against real recorded payloads, the official SDK types and client.
+
+Fixtures: tests/data/provider-fixtures/openai-responses (see PROVENANCE-openai-responses-gemini.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmsg import ChatMessage, ImagePart, ImageSource, ReasoningDelta, ReasoningPart, TextPart, ToolCall, ToolCallDelta, ToolDefinition, ValidationError
+from agentmsg._frozen import thaw_json
+from agentmsg.providers import Response, openai_responses as R
+
+DATA = Path(__file__).parent / "data" / "provider-fixtures" / "openai-responses"
+FILES = sorted(p.name for p in DATA.glob("*.json"))
+REQUESTS = [n for n in FILES if n.startswith("request_")]
+RESPONSES = [n for n in FILES if n.startswith("response_") and "error" not in n]
+ERRORS = [n for n in FILES if n.startswith("response_error")]
+STREAMS = [n for n in FILES if n.startswith("stream_") and "error" not in n]
+
+
+def load(name: str) -> Any:
+    return json.loads((DATA / name).read_bytes())
+
+
+def run_stream(events: list[Any]) -> tuple[list[Any], Response]:
+    parser = R.StreamParser()
+    out: list[Any] = []
+    for event in events:
+        out.extend(parser.feed(event))
+    return out, parser.finish()
+
+
+def test_fixture_folder_is_complete() -> None:
+    assert len(FILES) == 22
+    assert set(FILES) == set(REQUESTS) | set(RESPONSES) | set(ERRORS) | set(STREAMS) | {"stream_error_insufficient_quota.json"}
+
+
+# -- every fixture parses ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", REQUESTS)
+def test_request_fixture_parses(name: str) -> None:
+    body = load(name)
+    messages = R.from_messages(body["input"], body.get("instructions"))
+    assert messages and messages[-1].role.name in ("USER", "TOOL")
+    tools = R.from_tools(body.get("tools", []))
+    assert [t.name for t in tools] == [t["name"] for t in body.get("tools", [])]
+    assert [t.strict for t in tools] == [t["strict"] for t in body.get("tools", [])]
+
+
+@pytest.mark.parametrize("name", RESPONSES)
+def test_response_fixture_parses(name: str) -> None:
+    body = load(name)
+    response = R.parse_response(body)
+    assert response.finish_reason == body["status"] == "completed"
+    assert thaw_json(response.usage) == body["usage"]  # type: ignore[arg-type]
+    calls = [item for item in body["output"] if item["type"] == "function_call"]
+    assert [(c.id, c.name, json.loads(json.dumps(c.arguments))) for c in response.message.tool_calls] == [
+        (c["call_id"], c["name"], json.loads(c["arguments"])) for c in calls
+    ]
+    texts = [p["text"] for item in body["output"] if item["type"] == "message" for p in item["content"]]
+    assert response.message.text == "".join(texts)
+    reasoning = [item for item in body["output"] if item["type"] == "reasoning"]
+    assert [p.id for p in response.message.reasoning] == [r["id"] for r in reasoning for _ in (r["summary"] or [None])]
+
+
+@pytest.mark.parametrize("name", ERRORS + ["stream_error_insufficient_quota.json"])
+def test_error_bodies_raise_provider_errors_naming_the_type(name: str) -> None:
+    body = load(name)
+    with pytest.raises(ValidationError) as info:
+        if name.startswith("stream"):
+            run_stream(body)
+        else:
+            R.parse_response(body)
+    err = info.value
+    assert err.code == "provider" and err.path == "error"
+    kind = body[2]["error"]["type"] if name.startswith("stream") else body["error"]["type"]
+    assert kind in str(err)
+    message = body[2]["error"]["message"] if name.startswith("stream") else body["error"]["message"]
+    assert message[:20] not in str(err)  # the provider's message may quote content: never echoed
+
+
+def test_failed_response_event_raises_provider_error() -> None:
+    failed = load("stream_error_insufficient_quota.json")[3]
+    with pytest.raises(ValidationError) as info:
+        R.StreamParser().feed(failed)
+    assert info.value.code == "provider" and "insufficient_quota" in str(info.value)
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_stream_fixture_joins_to_the_completed_response(name: str) -> None:
+    events = load(name)
+    items, response = run_stream(events)
+    completed = R.parse_response(events[-1]["response"])
+    assert response == completed
+    # the deltas are what streamed: text, reasoning summary text, call fragments
+    text = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+    assert "".join(i for i in items if isinstance(i, str)) == text
+    summary = "".join(e["delta"] for e in events if e["type"] == "response.reasoning_summary_text.delta")
+    assert "".join(i.text for i in items if isinstance(i, ReasoningDelta)) == summary
+    args = "".join(e["delta"] for e in events if e["type"] == "response.function_call_arguments.delta")
+    assert "".join(i.arguments_delta or "" for i in items if isinstance(i, ToolCallDelta)) == args
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_stream_accumulates_without_the_completed_output(name: str) -> None:
+    """With ``output`` left out of response.completed, the parser joins the deltas itself."""
+    events = copy.deepcopy(load(name))
+    full = R.parse_response(events[-1]["response"])
+    events[-1]["response"]["output"] = []
+    _, joined = run_stream(events)
+    assert joined.message.tool_calls == full.message.tool_calls
+    assert joined.message.text == full.message.text
+    assert [(p.text, p.id, p.anchor, p.provider) for p in joined.message.reasoning] == [
+        (p.text, p.id, p.anchor, p.provider) for p in full.message.reasoning
+    ]
+    # the signature is the one output_item.done gave (the API re-encrypts for response.completed)
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done" and e["item"]["type"] == "reasoning"]
+    assert [p.signature for p in joined.message.reasoning if p.signature] == [d["encrypted_content"] for d in done]
+    assert joined.usage == full.usage and joined.finish_reason == "completed"
+
+
+# -- requests round-trip; the changes are exactly the loss table's ---------------------------
+
+
+def expected_request(body: dict[str, Any]) -> dict[str, Any]:
+    """The fixture as agentmsg sends it back (docs/reasoning-providers.md, loss table)."""
+    out = copy.deepcopy(body)
+    for tool in out.get("tools", ()):
+        if not tool.get("description"):
+            del tool["description"]  # null or "": the description is the name, left out
+    items = []
+    prev: dict[str, Any] | None = None
+    for item in out["input"]:
+        if item.get("type") == "function_call":
+            item.pop("status", None)
+            if not (prev and prev.get("type") == "reasoning"):
+                item.pop("id", None)  # item ids are kept only to pair with reasoning
+        if item.get("role") == "assistant" and item.get("content") == "":
+            prev = item
+            continue  # empty assistant text beside calls is not sent
+        items.append(item)
+        prev = item
+    out["input"] = items
+    return out
+
+
+def round_trip(body: dict[str, Any]) -> dict[str, Any]:
+    messages = R.from_messages(body["input"], body.get("instructions"))
+    tools = R.from_tools(body.get("tools", []))
+    params = {k: v for k, v in body.items() if k not in ("input", "instructions", "tools")}
+    return R.to_request(messages, tools, **params)
+
+
+@pytest.mark.parametrize("name", REQUESTS)
+def test_request_round_trips(name: str) -> None:
+    body = load(name)
+    assert round_trip(body) == expected_request(body)
+
+
+def test_reasoning_survives_a_round_trip_through_a_response() -> None:
+    """The reasoning item of a response goes back, byte for byte, in the next request (the recorded one)."""
+    response = R.parse_response(load("response_reasoning_function_call.json"))
+    recorded = load("request_reasoning_function_call_output.json")
+    history = R.from_messages(recorded["input"][:1]) + (
+        response.message,
+        ChatMessage.tool(response.message.tool_calls[0].id, "42"),
+    )
+    _, items = R.to_messages(history)
+    assert items[1] == recorded["input"][1]  # the reasoning item: id, encrypted_content, summary
+    assert items[2]["id"] == recorded["input"][2]["id"]  # its following item, paired by id
+    assert [i["type"] if "type" in i else i["role"] for i in items] == ["user", "reasoning", "function_call", "function_call_output"]
+
+
+def test_reasoning_with_several_summary_parts_round_trips() -> None:
+    body = load("request_reasoning_summary_items.json")
+    assistant = R.from_messages(body["input"])[1]
+    assert len(assistant.reasoning) == 5 and len({p.id for p in assistant.reasoning}) == 1
+    assert assistant.reasoning[0].signature and all(p.signature is None for p in assistant.reasoning[1:])
+    assert R.to_messages([assistant])[1][0] == body["input"][1]
+    assert ChatMessage.from_dict(assistant.to_dict()) == assistant  # and through agentmsg's own JSON
+
+
+def test_reasoning_before_a_message_pairs_with_the_message_id() -> None:
+    events = load("stream_reasoning_text_function_call.json")
+    message = run_stream(events)[1].message
+    _, items = R.to_messages([message])
+    output = events[-1]["response"]["output"]
+    assert items[0]["id"] == output[0]["id"] and items[1]["id"] == output[1]["id"] == message.reasoning[0].anchor
+    assert items[1]["type"] == "message" and items[1]["content"][0]["text"] == output[1]["content"][0]["text"]
+    assert "id" not in items[2]  # the call is not the item that follows the reasoning
+    assert R.from_messages(items)[0] == message
+
+
+def test_other_providers_reasoning_is_not_sent() -> None:
+    message = ChatMessage.assistant(
+        "Hi",
+        reasoning=[
+            ReasoningPart("thinking", signature="sig", provider="anthropic"),
+            ReasoningPart("local"),
+            ReasoningPart(signature="g", provider="gemini", anchor="call_1"),
+        ],
+    )
+    assert R.to_messages([message])[1] == [{"role": "assistant", "content": "Hi"}]
+
+
+def test_system_prompt_is_instructions_and_later_ones_are_developer_items() -> None:
+    instructions, items = R.to_messages([ChatMessage.system("A"), ChatMessage.user("Hi"), ChatMessage.system("B")])
+    assert instructions == "A" and items[1] == {"role": "developer", "content": "B"}
+    back = R.from_messages(items, instructions)
+    assert [m.text for m in back] == ["A", "Hi", "B"] and back[2].role.name == "SYSTEM"
+
+
+def test_tool_results_with_images_and_errors() -> None:
+    png = ImageSource.from_base64("iVBORw0KGgo=", "image/png")
+    _, items = R.to_messages([
+        ChatMessage.tool("call_1", [TextPart("shot"), ImagePart(png)]),
+        ChatMessage.tool("call_2", "boom", is_error=True),
+        ChatMessage.tool("call_3", [ImagePart(png)], is_error=True),
+    ])
+    assert items[0]["output"] == [
+        {"type": "input_text", "text": "shot"},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"},
+    ]
+    assert items[1]["output"] == "Error: boom"
+    assert items[2]["output"][0] == {"type": "input_text", "text": "Error:"}
+    back = R.from_messages(items[:1])[0]
+    assert back == ChatMessage.tool("call_1", [TextPart("shot"), ImagePart(png)])
+    with pytest.raises(ValidationError) as info:
+        R.to_messages([ChatMessage.user([ImagePart(ImageSource.from_path("a.png"))])])
+    assert (info.value.path, info.value.code) == ("[0].content[0].source", "unsupported")
+
+
+def test_tools_always_carry_strict_and_missing_strict_reads_true() -> None:
+    tool = ToolDefinition("now", "now", {"type": "object", "properties": {}}, strict=False)
+    assert R.to_tools([tool]) == [{"type": "function", "name": "now", "parameters": {"type": "object", "properties": {}}, "strict": False}]
+    assert R.from_tools(R.to_tools([tool])) == (tool,)
+    strict = R.from_tools([{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}])
+    assert strict[0].strict is True
+    with pytest.raises(ValidationError) as info:
+        R.from_tools([{"type": "web_search"}])
+    assert (info.value.path, info.value.code) == ("[0].type", "unsupported")
+
+
+@pytest.mark.parametrize(
+    "items, path, code",
+    [
+        ([{"type": "item_reference", "id": "x"}], "[0].type", "unsupported"),
+        ([{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}], "[0].content[0].type", "unsupported"),
+        ([{"role": "user", "content": [{"type": "input_image", "file_id": "f"}]}], "[0].content[0].file_id", "unsupported"),
+        ([{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{"}], "[0].arguments", "json"),
+        ([{"type": "function_call", "name": "f", "arguments": "{}"}], "[0].call_id", "missing"),
+        ([{"type": "reasoning", "summary": []}], "[0].id", "missing"),
+        ([{"type": "function_call_output", "output": "x"}], "[0].call_id", "missing"),
+        ([{"role": "robot", "content": "x"}], "[0].role", "value"),
+        ("not a list".encode(), "", "type"),
+    ],
+)
+def test_bad_input_items(items: Any, path: str, code: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        R.from_messages(items)
+    assert (info.value.path, info.value.code) == (path, code)
+
+
+def test_to_request_contract() -> None:
+    with pytest.raises(TypeError):
+        R.to_request([ChatMessage.user("Hi")])
+    with pytest.raises(TypeError):
+        R.to_request([ChatMessage.user("Hi")], model="m", input=[])
+    body = R.to_request([ChatMessage.user("Hi")], [], model="m", temperature=None, store=False)
+    assert body == {"model": "m", "store": False, "input": [{"role": "user", "content": "Hi"}]}
+
+
+# -- the official SDK: its types, and its client against a local recording server ------------
+
+
+@pytest.fixture(scope="module")
+def create_params() -> Any:
+    pydantic = pytest.importorskip("pydantic")
+    params = pytest.importorskip("openai.types.responses.response_create_params")
+    return pydantic.TypeAdapter(params.ResponseCreateParamsNonStreaming)
+
+
+def _conversation() -> list[ChatMessage]:
+    png = ImageSource.from_base64("iVBORw0KGgo=", "image/png")
+    return [
+        ChatMessage.system("Be brief."),
+        ChatMessage.user([TextPart("What is in this picture, and the weather?"), ImagePart(png)]),
+        ChatMessage.assistant(
+            "Checking.",
+            [ToolCall("call_1", "get_weather", {"city": "Paris"}), ToolCall("call_2", "now", {})],
+            [ReasoningPart("Plan", signature="gAAAA", provider="openai", id="rs_1", anchor="msg_1"),
+             ReasoningPart("More", provider="openai", id="rs_1")],
+        ),
+        ChatMessage.tool("call_1", [TextPart("18 C"), ImagePart(png)]),
+        ChatMessage.tool("call_2", "noon", is_error=True),
+        ChatMessage.assistant("It is 18 C."),
+        ChatMessage.user("Thanks"),
+    ]
+
+
+def _tools() -> list[ToolDefinition]:
+    return [
+        ToolDefinition("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": False}),
+        ToolDefinition("now", "now", {"type": "object", "properties": {}}, strict=False),
+    ]
+
+
+def test_what_agentmsg_builds_passes_the_sdk_types(create_params: Any) -> None:
+    bodies = [R.to_request(_conversation(), _tools(), model="gpt-5", include=["reasoning.encrypted_content"], store=False)]
+    for name in REQUESTS:
+        bodies.append(round_trip(load(name)))
+    for body in bodies:
+        validated = create_params.validate_python(body)
+        # nothing ignored as an unknown key, nothing coerced: the SDK's view is the body itself
+        assert create_params.dump_python(validated, mode="json", exclude_unset=True) == body
+
+
+def test_the_official_client_sends_the_body_unchanged() -> None:
+    openai = pytest.importorskip("openai")
+    from recording_server import recording_server
+
+    body = R.to_request(_conversation(), _tools(), model="gpt-5", include=["reasoning.encrypted_content"], store=False)
+    with recording_server() as server:
+        server.reply_json(load("response_reasoning_function_call.json"))
+        events = load("stream_reasoning_summary_function_call.json")
+        server.reply_sse(events, with_event_names=True)
+        client = openai.OpenAI(base_url=server.url + "/v1", api_key="test-key", max_retries=0)
+        try:
+            result = client.responses.create(**body)
+            streamed = list(client.responses.create(**body, stream=True))
+        finally:
+            client.close()
+    first, second = server.requests
+    assert first.path == "/v1/responses" and first.json() == body
+    assert second.json() == {**body, "stream": True}
+    # what the SDK made of the replies reads back as the recorded payloads do
+    assert R.parse_response(result.model_dump(mode="json", exclude_unset=True)) == R.parse_response(
+        load("response_reasoning_function_call.json")
+    )
+    _, from_sdk = run_stream([event.model_dump(mode="json", exclude_unset=True) for event in streamed])
+    assert from_sdk == run_stream(events)[1]
