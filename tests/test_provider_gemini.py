@@ -451,3 +451,22 @@ def test_the_official_client_sends_the_body_unchanged() -> None:
     assert signatures_std(sdk_message) == signatures_std(G.parse_response(load("response_thinking.json")).message)
     _, from_sdk = run_stream([chunk.model_dump(mode="json", by_alias=True, exclude_none=True) for chunk in streamed])
     assert signatures_std(from_sdk.message) == signatures_std(run_stream(load("stream_thinking.json"))[1].message)
+
+
+def test_tool_names_map_to_canonical_names_and_back() -> None:
+    tools = G.from_tools([{"functionDeclarations": [{"name": "db.query", "parametersJsonSchema": {"type": "object"}}]}])
+    assert tools[0].name == "db_x2e_query" and G.to_tools(tools)[0]["functionDeclarations"][0]["name"] == "db.query"
+    contents = [
+        {"role": "user", "parts": [{"text": "q"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "db.query", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "db.query", "response": {"output": "1 row"}}}]},
+    ]
+    messages = G.from_messages(contents)
+    assert messages[1].tool_calls[0].name == "db_x2e_query" and messages[2].tool_call_id == messages[1].tool_calls[0].id
+    sent = G.to_messages(messages)[1]
+    assert sent[1]["parts"][0]["functionCall"]["name"] == sent[2]["parts"][0]["functionResponse"]["name"] == "db.query"
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "db.query", "args": {}}}]}, "finishReason": "STOP"}]}]
+    assert run_stream(chunks)[1].message.tool_calls[0].name == "db_x2e_query"
+    with pytest.raises(ValidationError) as info:
+        G.from_tools([{"functionDeclarations": [{"name": "9lives", "parametersJsonSchema": {"type": "object"}}]}])
+    assert (info.value.path, info.value.code) == ("[0].functionDeclarations[0].name", "pattern")

@@ -346,3 +346,15 @@ def test_the_official_client_sends_the_body_unchanged() -> None:
     )
     _, from_sdk = run_stream([event.model_dump(mode="json", exclude_unset=True) for event in streamed])
     assert from_sdk == run_stream(events)[1]
+
+
+def test_tool_names_map_to_canonical_names_and_back() -> None:
+    tools = R.from_tools([{"type": "function", "name": "get-sum", "parameters": {"type": "object"}, "strict": False}])
+    assert tools[0].name == "get_x2d_sum" and R.to_tools(tools)[0]["name"] == "get-sum"
+    messages = R.from_messages([{"role": "user", "content": "Add"},
+                                {"type": "function_call", "call_id": "c1", "name": "get-sum", "arguments": "{}"}])
+    assert messages[1].tool_calls[0].name == "get_x2d_sum"
+    assert R.to_messages(messages)[1][1]["name"] == "get-sum"
+    with pytest.raises(ValidationError) as info:
+        R.from_tools([{"type": "function", "name": "db.query", "parameters": {"type": "object"}, "strict": False}])
+    assert (info.value.path, info.value.code) == ("[0].name", "pattern")  # OpenAI's own name rule

@@ -56,7 +56,9 @@ from ..tools import ToolCall, ToolDefinition
 from . import Response
 from ._common import (
     UNSUPPORTED,
+    NameRule,
     assistant,
+    canonical_name,
     checked_messages,
     checked_tools,
     dump_arguments,
@@ -68,7 +70,9 @@ from ._common import (
     not_a_message,
     refuse_file,
     relocate,
+    request_body,
     split_data_url,
+    wire_name,
 )
 
 __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "to_request", "parse_response", "StreamParser"]
@@ -77,6 +81,11 @@ SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 PROVIDER = "gemini"
 _CALL_FIELDS = ("functionCall.id", "functionCall.name", "functionCall.args")
 _SNAKE = re.compile(r"(?<=[a-z])([A-Z])")
+# The ``FunctionDeclaration.name`` rule of the API reference (and the google-genai SDK's docstring).
+GEMINI_NAMES = NameRule(
+    r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}",
+    "Gemini function names must start with a letter or '_' and hold letters, digits, '_', '.', ':' or '-' (at most 64)",
+)
 
 
 def _get(data: dict[str, Any], key: str) -> Any:
@@ -111,15 +120,9 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
     """
     system, contents = to_messages(messages)
     listed = to_tools(tools)
-    body = {"contents": contents, "systemInstruction": system, "tools": listed or None}
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if key in body or key in ("system_instruction", "model"):
-            raise TypeError(f"to_request() builds {key!r} itself (the model goes in the URL): pass messages or tools")
-        if value is not None:
-            out[key] = value
-    out.update((key, value) for key, value in body.items() if value is not None)
-    return out
+    if "model" in params:
+        raise TypeError("to_request() takes no model=...: Gemini's model is part of the URL")
+    return request_body({"contents": contents, "systemInstruction": system, "tools": listed or None}, params, ())
 
 
 def to_messages(messages: Iterable[ChatMessage]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -222,8 +225,9 @@ def _model_to(message: ChatMessage) -> list[dict[str, Any]]:
                 item["thoughtSignature"] = on_text
                 on_text = None
             parts.append(item)
-    for call in message.tool_calls:
-        item = {"functionCall": {"id": call.id, "name": call.name, "args": thaw_json(call.arguments)}}
+    for j, call in enumerate(message.tool_calls):
+        name = wire_name(call.name, f"tool_calls[{j}].name", GEMINI_NAMES)
+        item = {"functionCall": {"id": call.id, "name": name, "args": thaw_json(call.arguments)}}
         signature = on_call.get(call.id)
         if signature is not None:
             item["thoughtSignature"] = signature
@@ -258,7 +262,7 @@ def _tool_to(message: ChatMessage, names: dict[str, str]) -> dict[str, Any]:
             response = None
     if response is None:
         response = {"error" if message.is_error else "output": text}
-    result: dict[str, Any] = {"id": call_id, "name": name, "response": response}
+    result: dict[str, Any] = {"id": call_id, "name": wire_name(name, "tool_call_id", GEMINI_NAMES), "response": response}
     if images:
         parts = []
         for j, image in enumerate(images):
@@ -280,9 +284,10 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     mode, so ``strict`` is not sent. No definitions give an empty list.
     """
     declarations = []
-    for definition in checked_tools(definitions):
-        fn: dict[str, Any] = {"name": definition.name}
-        if definition.description != definition.name:
+    for i, definition in enumerate(checked_tools(definitions)):
+        name = wire_name(definition.name, f"[{i}].name", GEMINI_NAMES)
+        fn: dict[str, Any] = {"name": name}
+        if definition.description != name:
             fn["description"] = definition.description
         fn["parametersJsonSchema"] = thaw_json(definition.parameters)
         declarations.append(fn)
@@ -430,7 +435,7 @@ def _model_from(parts: Any, scope: str) -> ChatMessage:
 def _result_from(part: dict[str, Any], key: str, pending: list[ToolCall]) -> ChatMessage:
     result = expect_object(_get(part, "functionResponse"), key)
     try:
-        name = get_str(result, "name")
+        name = canonical_name(result.get("name"), "name") if result.get("name") is not None else get_str(result, "name")
         call_id = get_optional_str(result, "id")
         for k, call in enumerate(pending):
             if (call_id is not None and call.id == call_id) or (call_id is None and call.name == name):
@@ -566,7 +571,8 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                     schema = _get(fn, "parametersJsonSchema")
                     if schema is None and fn.get("parameters") is not None:
                         schema = _lower_types(fn["parameters"])
-                    out.append(function_from({"name": fn.get("name"), "description": fn.get("description"), "parameters": schema}))
+                    fields = {"name": fn.get("name"), "description": fn.get("description"), "parameters": schema}
+                    out.append(function_from(fields, GEMINI_NAMES))
                 except ValidationError as exc:
                     raise exc.prefixed(j).prefixed(key) from None
         except ValidationError as exc:
@@ -821,8 +827,7 @@ class StreamParser:
         partial = _get(call, "partialArgs")
         if name is not None:  # a new call
             self._close(out)
-            if type(name) is not str:
-                raise expected("a string", name, "functionCall.name")
+            name = canonical_name(name, "functionCall.name")
             streamed = _StreamedCall(get_optional_str(call, "id"), name, call.get("args"))
             ordinal = len(self._calls)
             self._calls.append(streamed)

@@ -55,10 +55,11 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
-from ..tools import ToolCall, ToolDefinition
+from ..tools import ToolCall, ToolDefinition, check_strict
 from . import Response
 from ._common import (
     ERROR_PREFIX,
+    OPENAI_NAMES,
     UNSUPPORTED,
     assistant,
     checked_messages,
@@ -73,6 +74,8 @@ from ._common import (
     make_call,
     not_a_message,
     relocate,
+    request_body,
+    wire_name,
 )
 
 __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "to_request", "parse_response", "StreamParser"]
@@ -107,20 +110,7 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
     """
     instructions, items = to_messages(messages)
     listed = to_tools(tools)
-    return _request_body({"instructions": instructions, "input": items, "tools": listed or None}, params)
-
-
-def _request_body(body: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-    if params.get("model") is None:
-        raise TypeError("to_request() needs model=...: the API refuses a request without it")
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if key in body:
-            raise TypeError(f"to_request() builds {key!r} itself: pass it as the messages or tools argument")
-        if value is not None:
-            out[key] = value
-    out.update((key, value) for key, value in body.items() if value is not None)
-    return out
+    return request_body({"instructions": instructions, "input": items, "tools": listed or None}, params, ("model",))
 
 
 def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -204,12 +194,13 @@ def _assistant_to(message: ChatMessage, out: list[dict[str, Any]]) -> None:
         else:
             out.append({"role": "assistant", "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in content]})  # type: ignore[union-attr]
         anchor = None
-    for call in message.tool_calls:
+    for j, call in enumerate(message.tool_calls):
         wire: dict[str, Any] = {"type": "function_call"}
         if anchor is not None:
             wire["id"] = anchor
             anchor = None
-        wire.update(call_id=call.id, name=call.name, arguments=dump_arguments(call.arguments))
+        name = wire_name(call.name, f"tool_calls[{j}].name", OPENAI_NAMES)
+        wire.update(call_id=call.id, name=name, arguments=dump_arguments(call.arguments))
         out.append(wire)
 
 
@@ -235,9 +226,15 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     [{'type': 'function', 'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object', 'properties': {}}, 'strict': False}]
     """
     out = []
-    for definition in checked_tools(definitions):
-        tool: dict[str, Any] = {"type": "function", "name": definition.name}
-        if definition.description != definition.name:
+    for i, definition in enumerate(checked_tools(definitions)):
+        name = wire_name(definition.name, f"[{i}].name", OPENAI_NAMES)
+        if definition.strict:  # OpenAI's rule, for a definition another codec read as strict
+            try:
+                check_strict(definition.parameters)
+            except ValidationError as exc:
+                raise exc.prefixed(i) from None
+        tool: dict[str, Any] = {"type": "function", "name": name}
+        if definition.description != name:
             tool["description"] = definition.description
         tool["parameters"] = thaw_json(definition.parameters)
         tool["strict"] = definition.strict
@@ -449,7 +446,8 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     (ToolDefinition(name='now', description=<3 chars>, strict=False),)
 
     A missing ``strict`` means true, as the Responses API reads it; a missing, null or blank
-    description becomes the tool's name. Built-in tools (web search, file search...) are refused.
+    description becomes the tool's name; names map to canonical ones (``to_canonical_name``).
+    Built-in tools (web search, file search...) are refused.
     """
     out = []
     for i, item in enumerate(expect_items(items, "tools")):
@@ -460,7 +458,7 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                 if kind is None:
                     raise missing("type")
                 raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
-            out.append(function_from({**item, "strict": get_bool(item, "strict", True)}))
+            out.append(function_from({**item, "strict": get_bool(item, "strict", True)}, OPENAI_NAMES))
         except ValidationError as exc:
             raise exc.prefixed(i) from None
     return tuple(out)
