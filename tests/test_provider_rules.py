@@ -259,9 +259,9 @@ def test_anthropic_refuses_tool_ids_it_would_reject() -> None:
 
 
 def test_anthropic_refuses_blocks_it_cannot_carry() -> None:
-    body = {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "x"}, {"type": "text", "text": "Hi"}]}
+    body = {"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}, {"type": "text", "text": "Hi"}]}
     err = raises(anthropic.parse_response, body, code="unsupported", path="content[0].type")
-    assert "'thinking'" in err.message
+    assert "'server_tool_use'" in err.message  # thinking blocks are carried: see tests/test_reasoning_codecs.py
     raises(anthropic.from_messages, [{"role": "user", "content": [{"type": "document", "source": {}}]}], code="unsupported", path="[0].content[0].type")
 
 

@@ -140,8 +140,9 @@ def test_anthropic_citations_are_not_carried() -> None:
     "event, path, code",
     [
         ({"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "x"}}, "index", "value"),
-        ({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "x"}}, "delta.type", "unsupported"),
-        ({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}, "content_block.type", "unsupported"),
+        ({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "x"}}, "index", "value"),
+        ({"type": "content_block_delta", "index": 0, "delta": {"type": "compaction_delta", "text": "x"}}, "delta.type", "unsupported"),
+        ({"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search"}}, "content_block.type", "unsupported"),
         ({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "name": "a", "input": {}}}, "content_block.id", "missing"),
         ({"type": "message_delta", "delta": {"stop_reason": 3}}, "delta.stop_reason", "type"),
         ({"index": 0}, "type", "missing"),

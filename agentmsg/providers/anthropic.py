@@ -21,8 +21,11 @@ them): empty text parts are left out and a message that would be empty is refuse
 empty final assistant message (a prefill), which the API allows there only. An assistant
 turn's blocks come back as text first, then its ``tool_use`` blocks: interleaved text and
 ``tool_use`` (``[text, tool_use, text, tool_use]``) lose their relative order, since a
-``ChatMessage`` keeps its text and its tool calls apart. Thinking, document and server-tool blocks are refused
-(they would have to be sent back, and agentmsg cannot carry them).
+``ChatMessage`` keeps its text and its tool calls apart. ``thinking`` blocks (with their
+``signature``) and ``redacted_thinking`` blocks (their ``data`` as the signature, ``redacted``)
+become ``ReasoningPart``s of provider ``anthropic`` and go back first in the assistant turn, as
+the API requires; other providers' reasoning is not sent. Document and server-tool blocks are
+refused (they would have to be sent back, and agentmsg cannot carry them).
 """
 
 from __future__ import annotations
@@ -45,11 +48,11 @@ from .._checks import (
 )
 from .._images import split_data_url
 from .._frozen import freeze_json, thaw_json
-from ..content import ImagePart, ImageSource, TextPart
+from ..content import ImagePart, ImageSource, ReasoningPart, TextPart, reasoning_part
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
-from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
@@ -80,10 +83,12 @@ from ._common import (
     request_body,
     wire_name,
 )
+from ._reasoning import of_provider, with_reasoning
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
+PROVIDER = "anthropic"
 _CALL_FIELDS = ("id", "name", "input")
 _TOOL_FIELDS = {"parameters": "input_schema"}
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "strict"})  # the rest is carried in extras
@@ -207,11 +212,22 @@ def _content_to(content: Any) -> Any:
     return _blocks_to(content)
 
 
+def _thinking_to(message: ChatMessage) -> list[dict[str, Any]]:
+    blocks = []
+    for part in of_provider(message, PROVIDER):
+        if part.redacted:
+            blocks.append({"type": "redacted_thinking", "data": part.signature})
+        elif part.signature is not None:  # Anthropic refuses thinking without its signature
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
+    return blocks
+
+
 def _assistant_to(message: ChatMessage) -> Any:
     content = message.content
-    if not message.tool_calls:
+    thinking = _thinking_to(message) if message.reasoning else []
+    if not message.tool_calls and not thinking:
         return _content_to(content)
-    blocks = [] if content is None else _blocks_to(content, may_be_empty=True)
+    blocks = thinking + ([] if content is None else _blocks_to(content, may_be_empty=bool(message.tool_calls)))
     for j, call in enumerate(message.tool_calls):
         if _TOOL_ID.fullmatch(call.id) is None:
             raise ValidationError(
@@ -398,16 +414,22 @@ def _assistant_from(content: Any) -> ChatMessage:
         raise expected("a string or an array of blocks", content, "content")
     items = map_items(_assistant_item, content, "content")
     texts = [item for item in items if type(item) is TextPart]
-    return _assistant(texts, tuple(item for item in items if type(item) is ToolCall))
+    thinking = [item for item in items if type(item) is ReasoningPart]
+    return with_reasoning(_assistant(texts, tuple(item for item in items if type(item) is ToolCall)), thinking)
 
 
-def _assistant_item(block: Any) -> TextPart | ToolCall:
+def _assistant_item(block: Any) -> TextPart | ToolCall | ReasoningPart:
     block = expect_object(block)
     kind = get_str(block, "type")
     if kind == "text":
         return TextPart(get_str(block, "text"))
     if kind == "tool_use":
         return make_call(block.get("id"), block.get("name"), get_optional_object(block, "input"), _CALL_FIELDS)
+    if kind == "thinking":
+        signature = get_optional_str(block, "signature") or None
+        return reasoning_part(get_str(block, "thinking"), signature, False, PROVIDER)
+    if kind == "redacted_thinking":
+        return reasoning_part("", get_str(block, "data"), True, PROVIDER)
     raise _unsupported_block(kind)
 
 
@@ -502,7 +524,8 @@ class StreamParser:
     ``feed`` takes one parsed SSE ``data:`` event and returns its text deltas (strings) and
     ``ToolCallDelta``s (``index`` counts tool calls, not content blocks). ``ping`` and event
     types this version does not know are ignored, as Anthropic's versioning policy asks; an
-    ``error`` event, and thinking or signature deltas, raise ``ValidationError``; citations
+    ``error`` event raises ``ValidationError``; thinking and signature deltas come as
+    ``ReasoningDelta``s (``index`` counts thinking blocks) and join into ``ReasoningPart``s; citations
     are not carried. Usage is merged key by key and a null never overwrites a count (the
     ``message_delta`` of some servers repeats ``"input_tokens": null``).
 
@@ -519,9 +542,13 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before message_stop (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_finish_reason", "_usage", "_raw", "_stopped")
+    __slots__ = (
+        "_texts", "_blocks", "_calls", "_call_blocks", "_thinking", "_reasoning", "_finish_reason", "_usage", "_raw", "_stopped"
+    )
 
     def __init__(self) -> None:
+        self._thinking: dict[int, int] = {}  # content block index -> reasoning part index
+        self._reasoning = ReasoningAccumulator()
         self._texts: dict[int, list[str]] = {}  # content block index -> text pieces
         self._blocks: dict[int, int] = {}  # content block index -> tool call index
         self._calls = ToolCallAccumulator()
@@ -531,13 +558,13 @@ class StreamParser:
         self._raw: RawEvents | None = None
         self._stopped = False
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take the next piece of the raw SSE stream; return what the events it completed carried."""
         if self._raw is None:
             self._raw = RawEvents(sse=True)
         return tuple(item for event in self._raw.feed(data) for item in self.feed(event))
 
-    def feed(self, event: Any) -> tuple[str | ToolCallDelta, ...]:
+    def feed(self, event: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take one event and return what it carried."""
         event = expect_object(payload(event))
         kind = event.get("type")
@@ -574,7 +601,7 @@ class StreamParser:
                 if value is not None or key not in self._usage:
                     self._usage[key] = value
 
-    def _start(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
+    def _start(self, event: dict[str, Any]) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         index = check_int(event.get("index"), "index", minimum=0)
         block = get_object(event, "content_block")
         try:
@@ -583,6 +610,17 @@ class StreamParser:
                 text = get_str(block, "text")
                 self._texts[index] = [text] if text else []
                 return (text,) if text else ()
+            if kind == "thinking" or kind == "redacted_thinking":
+                part = self._thinking[index] = len(self._thinking)
+                redacted = kind == "redacted_thinking"
+                self._reasoning.annotate(part, provider=PROVIDER, redacted=redacted)
+                first = ReasoningDelta(
+                    part,
+                    "" if redacted else get_optional_str(block, "thinking") or "",
+                    (get_str(block, "data") if redacted else get_optional_str(block, "signature")) or None,
+                )
+                self._reasoning.add(first)
+                return (first,) if first.text or first.signature else ()
             if kind != "tool_use":
                 raise _unsupported_block(kind)
             value = get_optional_object(block, "input")
@@ -601,7 +639,7 @@ class StreamParser:
         except ValidationError as exc:
             raise exc.prefixed("content_block") from None
 
-    def _delta(self, event: dict[str, Any]) -> tuple[str | ToolCallDelta, ...]:
+    def _delta(self, event: dict[str, Any]) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         index = check_int(event.get("index"), "index", minimum=0)
         delta = get_object(event, "delta")
         try:
@@ -625,6 +663,16 @@ class StreamParser:
                 item = ToolCallDelta(ordinal, arguments_delta=partial)
                 self._calls.add(item)
                 return (item,)
+            if kind == "thinking_delta" or kind == "signature_delta":
+                part = self._thinking.get(index)
+                if part is None:
+                    raise ValidationError("no thinking block was started at this index", "index", "value")
+                if kind == "thinking_delta":
+                    thought = ReasoningDelta(part, get_str(delta, "thinking"))
+                else:
+                    thought = ReasoningDelta(part, signature=get_str(delta, "signature") or None)
+                self._reasoning.add(thought)
+                return (thought,) if thought.text or thought.signature else ()
             if kind == "citations_delta":  # citations are not carried (as in parse_response)
                 return ()
             raise ValidationError(f"delta type {kind[:40]!r} is not supported", "type", UNSUPPORTED)
@@ -645,4 +693,4 @@ class StreamParser:
             raise incomplete("message_stop")
         texts = [TextPart("".join(pieces)) for _, pieces in sorted(self._texts.items())]
         usage = freeze_usage(self._usage, "usage") if self._usage else None
-        return Response(_assistant(texts, calls), self._finish_reason, usage)
+        return Response(with_reasoning(_assistant(texts, calls), self._reasoning.finish()), self._finish_reason, usage)

@@ -47,6 +47,7 @@ from typing import Any
 
 from .._checks import expect_object, expected, get_optional_str, get_str, missing
 from .._frozen import FrozenDict, freeze_json, thaw_json
+from .._images import split_data_url
 from ..content import IMAGE_MEDIA_TYPES, ImagePart, ImageSource, ReasoningPart, TextPart, reasoning_part
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -71,7 +72,6 @@ from ._common import (
     refuse_file,
     relocate,
     request_body,
-    split_data_url,
     wire_name,
 )
 

@@ -45,7 +45,7 @@ from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
-from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
@@ -72,6 +72,7 @@ from ._common import (
     request_body,
     sniff_media_type,
 )
+from ._reasoning import plain_parts, plain_text, with_reasoning
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
@@ -123,6 +124,9 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
         else:
             item = _parts_to(ROLE_NAMES[role], content)  # type: ignore[arg-type]  # content is a tuple here: str and None were handled above
         if role is ASSISTANT:
+            thinking = plain_text(message)
+            if thinking is not None:
+                item["thinking"] = thinking
             if message.tool_calls:
                 calls = []
                 for j, call in enumerate(message.tool_calls):
@@ -236,7 +240,8 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
     answers the call named by its ``tool_call_id``; else the first unanswered call of the last
     assistant message with its ``tool_name`` (by position among same-named calls, as
     ``to_messages`` sends them); else the first unanswered call. Images (bare
-    base64) get their media type from their first bytes. ``thinking`` is not carried.
+    base64) get their media type from their first bytes. An assistant's ``thinking`` becomes a
+    plain ``ReasoningPart`` (and goes back as ``thinking``).
     """
     pending: list[ToolCall] = []  # calls of the last assistant message not answered yet
 
@@ -248,7 +253,7 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
         if role is ASSISTANT:
             calls = _calls_from(item, f"messages[{i}]")
             pending[:] = calls
-            return assistant(content, calls)
+            return with_reasoning(assistant(content, calls), plain_parts(item, "thinking"))
         if role is TOOL:
             return ChatMessage.tool(_answered(item, pending), content)
         return ChatMessage.user(content) if role is USER else ChatMessage(SYSTEM, content)
@@ -361,6 +366,7 @@ def parse_response(body: Any) -> Response:
         if role is not None and role != "assistant":
             raise ValidationError("expected 'assistant'", "role", "value")
         result = assistant(_content_from(message, ASSISTANT), _calls_from(message, _scope(body)))
+        result = with_reasoning(result, plain_parts(message, "thinking"))
     except ValidationError as exc:
         raise exc.prefixed("message") from None
     return Response(result, get_optional_str(body, "done_reason"), _metrics(body))
@@ -400,10 +406,11 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before a line with done: true (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_calls", "_count", "_finish_reason", "_usage", "_raw", "_done")
+    __slots__ = ("_texts", "_thinking", "_calls", "_count", "_finish_reason", "_usage", "_raw", "_done")
 
     def __init__(self) -> None:
         self._texts: list[str] = []
+        self._thinking: list[str] = []
         self._calls = ToolCallAccumulator()
         self._count = 0
         self._finish_reason: str | None = None
@@ -411,21 +418,25 @@ class StreamParser:
         self._raw: RawEvents | None = None
         self._done = False
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take the next piece of the raw NDJSON stream; return what its completed lines carried."""
         if self._raw is None:
             self._raw = RawEvents(sse=False)
         return tuple(item for line in self._raw.feed(data) for item in self.feed(line))
 
-    def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
+    def feed(self, chunk: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take one line (a dict) and return what it carried."""
         chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
             raise provider_error(None, "error")
-        out: list[str | ToolCallDelta] = []
+        out: list[str | ReasoningDelta | ToolCallDelta] = []
         message = get_optional_object(chunk, "message")
         if message is not None:
             try:
+                thinking = get_optional_str(message, "thinking")
+                if thinking:
+                    self._thinking.append(thinking)
+                    out.append(ReasoningDelta(0, thinking))
                 text = get_optional_str(message, "content")
                 if text:
                     self._texts.append(text)
@@ -454,4 +465,7 @@ class StreamParser:
         calls = finish_calls(self._calls, lambda i, field: f"message.tool_calls[{i}]")
         if not self._done:
             raise incomplete("a line with done: true")
-        return Response(assistant("".join(self._texts), calls), self._finish_reason, self._usage)
+        message = assistant("".join(self._texts), calls)
+        if self._thinking:
+            message = with_reasoning(message, plain_parts({"thinking": "".join(self._thinking)}, "thinking"))
+        return Response(message, self._finish_reason, self._usage)

@@ -17,7 +17,10 @@ move to a user message right after the run of tool messages (a user message that
 run takes them at its start, so two user turns never follow each other); base64 images travel as ``data:``
 URLs (and come back as base64); file images are refused. A ``refusal`` becomes the message
 text and ``Response.refusal``. vLLM's variants (no ``type`` on a tool call, ``""`` content
-beside tool calls, no ``arguments`` in a call's first chunk) are accepted.
+beside tool calls, no ``arguments`` in a call's first chunk) are accepted. vLLM's (and
+DeepSeek's) ``reasoning_content`` (or ``reasoning``) on an assistant message or a stream delta
+becomes a plain ``ReasoningPart`` and goes back as ``reasoning_content``; reasoning with a
+provider (Anthropic, Responses, Gemini) is not sent.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from ..content import ImagePart, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
-from ..streaming import ToolCallAccumulator, ToolCallDelta
+from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
@@ -68,6 +71,7 @@ from ._common import (
     relocate,
     request_body,
 )
+from ._reasoning import plain_parts, plain_text, with_reasoning
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
@@ -177,6 +181,9 @@ def _assistant_to(message: ChatMessage) -> dict[str, Any]:
             }
             for call in message.tool_calls
         ]
+    reasoning = plain_text(message)
+    if reasoning is not None:
+        out["reasoning_content"] = reasoning
     return out
 
 
@@ -311,7 +318,8 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
             raise ValidationError(f"{key} is not supported (use tool calls / text)", key, UNSUPPORTED)
     calls = map_items(_call_from, get_list(item, "tool_calls"), "tool_calls")
     try:
-        return assistant(text, tuple(calls)), refusal
+        message = assistant(text, tuple(calls))
+        return with_reasoning(message, plain_parts(item, "reasoning_content", "reasoning")), refusal
     except ValidationError as exc:  # duplicate call ids: the paths coincide with OpenAI's
         if exc.path.startswith("tool_calls"):
             raise
@@ -418,23 +426,24 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before a finish_reason or data: [DONE] (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_refusal", "_calls", "_finish_reason", "_usage", "_raw")
+    __slots__ = ("_texts", "_refusal", "_reasoning", "_calls", "_finish_reason", "_usage", "_raw")
 
     def __init__(self) -> None:
         self._texts: list[str] = []
+        self._reasoning: list[str] = []
         self._refusal: list[str] = []
         self._calls = ToolCallAccumulator()
         self._finish_reason: str | None = None
         self._usage: Any = None
         self._raw: RawEvents | None = None
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ToolCallDelta, ...]:
+    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take the next piece of the raw SSE stream; return what the events it completed carried."""
         if self._raw is None:
             self._raw = RawEvents(sse=True)
         return tuple(item for chunk in self._raw.feed(data) for item in self.feed(chunk))
 
-    def feed(self, chunk: Any) -> tuple[str | ToolCallDelta, ...]:
+    def feed(self, chunk: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take one chunk (a parsed ``data:`` payload) and return what it carried."""
         chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
@@ -450,11 +459,11 @@ class StreamParser:
             return ()
         if type(choices) is not list:
             raise expected("an array", choices, "choices")
-        out: list[str | ToolCallDelta] = []
+        out: list[str | ReasoningDelta | ToolCallDelta] = []
         map_items(lambda choice: self._choice(choice, out), choices, "choices")
         return tuple(out)
 
-    def _choice(self, choice: Any, out: list[str | ToolCallDelta]) -> None:
+    def _choice(self, choice: Any, out: list[str | ReasoningDelta | ToolCallDelta]) -> None:
         choice = expect_object(choice)
         index = choice.get("index", 0)
         if index != 0 or type(index) is not int:
@@ -471,7 +480,13 @@ class StreamParser:
         if reason is not None:
             self._finish_reason = reason
 
-    def _delta(self, delta: dict[str, Any], out: list[str | ToolCallDelta]) -> None:
+    def _delta(self, delta: dict[str, Any], out: list[str | ReasoningDelta | ToolCallDelta]) -> None:
+        for key in ("reasoning_content", "reasoning"):  # vLLM's names, old and new
+            reasoning = get_optional_str(delta, key)
+            if reasoning:
+                self._reasoning.append(reasoning)
+                out.append(ReasoningDelta(0, reasoning))
+                break
         content = get_optional_str(delta, "content")
         if content:
             self._texts.append(content)
@@ -525,4 +540,7 @@ class StreamParser:
         content: Any = text or None
         if refusal is not None:
             content = refusal if not text else (TextPart(text), TextPart(refusal))
-        return Response(assistant(content, calls), self._finish_reason, self._usage, refusal)
+        message = assistant(content, calls)
+        if self._reasoning:
+            message = with_reasoning(message, plain_parts({"reasoning": "".join(self._reasoning)}, "reasoning"))
+        return Response(message, self._finish_reason, self._usage, refusal)
