@@ -19,6 +19,8 @@ What is timed, for agentmsg and, in the same run, for langchain (the functions n
   langchain's _convert_delta_to_message_chunk per chunk, summed with ``+`` as langchain does to
   build the final message. Anthropic (2,000 events) and Ollama (2,000 NDJSON lines) streams are
   timed for agentmsg alone.
+- the same conversation to and from the OpenAI Responses ``input`` items and Gemini ``contents``,
+  against Chat Completions in the same run (the ratio column is new format / Chat Completions).
 """
 
 import json
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import ns_per_op, table  # noqa: E402
 
 from agentmsg import ChatMessage, ToolCall  # noqa: E402
-from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
+from agentmsg.providers import anthropic, gemini, ollama, openai, openai_responses  # noqa: E402
 
 ARGS_A = {"path": "src/app.py", "content": "print('hello, world')\n", "mode": "w"}
 ARGS_B = {"command": ["python", "-m", "pytest", "-q"], "timeout": 60, "env": {"CI": "1"}}
@@ -190,6 +192,26 @@ def main() -> None:
         theirs = peers.get(name)
         rows.append((name, ns_per_op(ours), {"langchain": ns_per_op(theirs) if theirs else None}))
     table("Provider codecs (100-message conversation with tool calls; 2,000-chunk streams)", rows, ["langchain"])
+    new_formats()
+
+
+def new_formats() -> None:
+    """Time the Responses and Gemini conversions against Chat Completions, in the same run."""
+    messages = conversation()
+    oa_wire = openai.to_messages(messages)
+    instructions, items = openai_responses.to_messages(messages)
+    system, contents = gemini.to_messages(messages)
+    assert openai_responses.from_messages(items, instructions) == tuple(messages)
+    assert gemini.from_messages(contents, system) == tuple(messages)
+    chat_to = ns_per_op(lambda: openai.to_messages(messages))
+    chat_from = ns_per_op(lambda: openai.from_messages(oa_wire))
+    rows = [
+        ("Responses: 100 messages to wire", ns_per_op(lambda: openai_responses.to_messages(messages)), {"chat": chat_to}),
+        ("Responses: 100 messages from wire", ns_per_op(lambda: openai_responses.from_messages(items, instructions)), {"chat": chat_from}),
+        ("Gemini: 100 messages to wire", ns_per_op(lambda: gemini.to_messages(messages)), {"chat": chat_to}),
+        ("Gemini: 100 messages from wire", ns_per_op(lambda: gemini.from_messages(contents, system)), {"chat": chat_from}),
+    ]
+    table("New formats against Chat Completions (same 100 messages; ratio = new / Chat Completions)", rows, ["chat"])
 
 
 if __name__ == "__main__":

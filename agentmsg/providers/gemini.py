@@ -88,12 +88,25 @@ GEMINI_NAMES = NameRule(
 )
 
 
+_SNAKE_NAMES: dict[str, str] = {}  # camelCase field name -> its snake_case spelling
+
+
 def _get(data: dict[str, Any], key: str) -> Any:
     """Return ``data[key]`` in camelCase, or in the snake_case spelling the SDK sends."""
     value = data.get(key)
     if value is None:
-        value = data.get(_SNAKE.sub(r"_\1", key).lower())
+        snake = _SNAKE_NAMES.get(key)
+        if snake is None:
+            snake = _SNAKE_NAMES[key] = _SNAKE.sub(r"_\1", key).lower()
+        value = data.get(snake)
     return value
+
+
+def _wire(name: str, path: str) -> str:
+    """Return the wire name of a canonical name (fast when it holds no escape and fits Gemini's rule)."""
+    if "_x" not in name and not name[0].isdigit():
+        return name  # a canonical name without escapes fits Gemini's rule unless it starts with a digit
+    return wire_name(name, path, GEMINI_NAMES)
 
 
 def provider_error(error: object, path: str) -> ValidationError:
@@ -226,7 +239,7 @@ def _model_to(message: ChatMessage) -> list[dict[str, Any]]:
                 on_text = None
             parts.append(item)
     for j, call in enumerate(message.tool_calls):
-        name = wire_name(call.name, f"tool_calls[{j}].name", GEMINI_NAMES)
+        name = _wire(call.name, f"tool_calls[{j}].name")
         item = {"functionCall": {"id": call.id, "name": name, "args": thaw_json(call.arguments)}}
         signature = on_call.get(call.id)
         if signature is not None:
@@ -262,7 +275,7 @@ def _tool_to(message: ChatMessage, names: dict[str, str]) -> dict[str, Any]:
             response = None
     if response is None:
         response = {"error" if message.is_error else "output": text}
-    result: dict[str, Any] = {"id": call_id, "name": wire_name(name, "tool_call_id", GEMINI_NAMES), "response": response}
+    result: dict[str, Any] = {"id": call_id, "name": _wire(name, "tool_call_id"), "response": response}
     if images:
         parts = []
         for j, image in enumerate(images):
@@ -285,7 +298,7 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     """
     declarations = []
     for i, definition in enumerate(checked_tools(definitions)):
-        name = wire_name(definition.name, f"[{i}].name", GEMINI_NAMES)
+        name = _wire(definition.name, f"[{i}].name")
         fn: dict[str, Any] = {"name": name}
         if definition.description != name:
             fn["description"] = definition.description
@@ -362,34 +375,31 @@ class _Model:
 
     __slots__ = ("texts", "calls", "reasoning", "scope")
 
-    def __init__(self, scope: str) -> None:
+    def __init__(self, scope: str | int) -> None:
         self.texts: list[str] = []
         self.calls: list[ToolCall] = []
         self.reasoning: list[ReasoningPart] = []
         self.scope = scope
 
     def add(self, part: Any) -> None:
-        part = expect_object(part)
+        if type(part) is not dict:
+            part = expect_object(part)
+        text = part.get("text")
+        if len(part) == 1:  # the common cases: plain answer text, a call without signature
+            if type(text) is str:
+                self.texts.append(text)
+                return
+            call = part.get("functionCall")
+            if call is not None:
+                self._call(call, None)
+                return
         signature = _get(part, "thoughtSignature")
         if signature is not None and type(signature) is not str:
             raise expected("a string", signature, "thoughtSignature")
         call = _get(part, "functionCall")
         if call is not None:
-            call = expect_object(call, "functionCall")
-            args = call.get("args")
-            name = call.get("name")
-            if name is None:
-                raise missing("functionCall.name")
-            call_id = call.get("id")
-            if call_id is None and type(name) is str:
-                frozen = freeze_json(args if args is not None else {}, "functionCall.args")
-                call_id = generated_id(self.scope, len(self.calls), name, frozen)
-            made = make_call(call_id, name, args, _CALL_FIELDS)
-            self.calls.append(made)
-            if signature:
-                self.reasoning.append(reasoning_part("", signature, False, PROVIDER, None, made.id))
+            self._call(call, signature)
             return
-        text = part.get("text")
         if text is not None:
             if type(text) is not str:
                 raise expected("a string", text, "text")
@@ -406,6 +416,22 @@ class _Model:
             return
         raise ValidationError("this kind of part is not supported here (text, a thought or a function call)", "", UNSUPPORTED)
 
+    def _call(self, call: Any, signature: str | None) -> None:
+        call = expect_object(call, "functionCall")
+        args = call.get("args")
+        name = call.get("name")
+        if name is None:
+            raise missing("functionCall.name")
+        call_id = call.get("id")
+        if call_id is None and type(name) is str:
+            frozen = freeze_json(args if args is not None else {}, "functionCall.args")
+            scope = self.scope if type(self.scope) is str else f"contents[{self.scope}]"
+            call_id = generated_id(scope, len(self.calls), name, frozen)
+        made = make_call(call_id, name, args, _CALL_FIELDS)
+        self.calls.append(made)
+        if signature:
+            self.reasoning.append(reasoning_part("", signature, False, PROVIDER, None, made.id))
+
     def message(self) -> ChatMessage:
         texts = [t for t in self.texts if t]
         content: Any = None if not texts else texts[0] if len(texts) == 1 else tuple(TextPart(t) for t in texts)
@@ -415,7 +441,7 @@ class _Model:
         return message
 
 
-def _model_from(parts: Any, scope: str) -> ChatMessage:
+def _model_from(parts: Any, scope: str | int) -> ChatMessage:
     if parts is None:
         parts = []
     if type(parts) is not list:
@@ -433,9 +459,21 @@ def _model_from(parts: Any, scope: str) -> ChatMessage:
 
 
 def _result_from(part: dict[str, Any], key: str, pending: list[ToolCall]) -> ChatMessage:
-    result = expect_object(_get(part, "functionResponse"), key)
+    result = part[key]
+    if type(result) is dict and "parts" not in result:  # the common case: an id and a text output
+        call_id, response = result.get("id"), result.get("response")
+        if type(call_id) is str and call_id and type(response) is dict and len(response) == 1 and type(result.get("name")) is str:
+            output = response.get("output")
+            if type(output) is str:
+                for k, call in enumerate(pending):
+                    if call.id == call_id:
+                        del pending[k]
+                        break
+                return ChatMessage.tool(call_id, output)
+    result = expect_object(result, key)
     try:
-        name = canonical_name(result.get("name"), "name") if result.get("name") is not None else get_str(result, "name")
+        raw = result.get("name")
+        name = canonical_name(raw, "name") if raw is not None else get_str(result, "name")
         call_id = get_optional_str(result, "id")
         for k, call in enumerate(pending):
             if (call_id is not None and call.id == call_id) or (call_id is None and call.name == name):
@@ -493,7 +531,7 @@ def from_messages(contents: Any, system_instruction: Any = None) -> tuple[ChatMe
             content = expect_object(content)
             role = content.get("role")
             if role == "model":
-                message = _model_from(content.get("parts"), f"contents[{i}]")
+                message = _model_from(content.get("parts"), i)  # scope contents[i], formatted if an id is made
                 pending = list(message.tool_calls)
                 out.append(message)
             elif role == "user" or role is None:
@@ -508,10 +546,16 @@ def from_messages(contents: Any, system_instruction: Any = None) -> tuple[ChatMe
 def _user_from(parts: Any, pending: list[ToolCall], out: list[ChatMessage]) -> None:
     if type(parts) is not list:
         raise expected("an array of parts", parts, "parts") if parts is not None else missing("parts")
+    if len(parts) == 1:  # the common case: one text part
+        only = parts[0]
+        if type(only) is dict and len(only) == 1 and type(only.get("text")) is str:
+            out.append(ChatMessage.user(only["text"]))
+            return
     group: list[Any] = []
     for j, part in enumerate(parts):
         try:
-            part = expect_object(part)
+            if type(part) is not dict:
+                part = expect_object(part)
             key = "functionResponse" if "functionResponse" in part else "function_response"
             if key in part:
                 if group:

@@ -175,8 +175,9 @@ def _reasoning_items(parts: tuple[ReasoningPart, ...]) -> list[tuple[dict[str, A
 
 def _assistant_to(message: ChatMessage, out: list[dict[str, Any]]) -> None:
     anchor: str | None = None
-    for item, anchor in _reasoning_items(message.reasoning):
-        out.append(item)
+    if message.reasoning:
+        for item, anchor in _reasoning_items(message.reasoning):
+            out.append(item)
     content = message.content
     if content is not None and (content != "" or not message.tool_calls):
         if anchor is not None and anchor.startswith("msg"):
@@ -199,8 +200,10 @@ def _assistant_to(message: ChatMessage, out: list[dict[str, Any]]) -> None:
         if anchor is not None:
             wire["id"] = anchor
             anchor = None
-        name = wire_name(call.name, f"tool_calls[{j}].name", OPENAI_NAMES)
-        wire.update(call_id=call.id, name=name, arguments=dump_arguments(call.arguments))
+        name = call.name if "_x" not in call.name else wire_name(call.name, f"tool_calls[{j}].name", OPENAI_NAMES)
+        wire["call_id"] = call.id
+        wire["name"] = name
+        wire["arguments"] = dump_arguments(call.arguments)
         out.append(wire)
 
 
@@ -251,19 +254,19 @@ class _Turn:
     __slots__ = ("texts", "calls", "reasoning", "refusal", "open")
 
     def __init__(self) -> None:
-        self.texts: list[TextPart] = []
+        self.texts: list[str] = []
         self.calls: list[ToolCall] = []
         self.reasoning: list[ReasoningPart] = []
         self.refusal: list[str] = []
         self.open = False
 
     def message(self) -> ChatMessage:
-        texts = [part for part in self.texts if part.text] or self.texts[:1]
+        texts = [text for text in self.texts if text] or self.texts[:1]
         content: Any = None
         if len(texts) == 1:
-            content = texts[0].text
+            content = texts[0]
         elif texts:
-            content = tuple(texts)
+            content = tuple(TextPart(text) for text in texts)
         message = assistant(content, tuple(self.calls))
         if self.reasoning:
             message = ChatMessage(ASSISTANT, message.content, message.tool_calls, reasoning=tuple(self.reasoning))
@@ -302,7 +305,7 @@ def _reasoning_from(item: dict[str, Any], anchor: str | None) -> list[ReasoningP
 
 def _output_text_from(content: Any, turn: _Turn) -> None:
     if type(content) is str:
-        turn.texts.append(TextPart(content))
+        turn.texts.append(content)
         return
     if type(content) is not list:
         raise expected("a string or an array of parts", content, "content")
@@ -311,10 +314,10 @@ def _output_text_from(content: Any, turn: _Turn) -> None:
             part = expect_object(part)
             kind = part.get("type")
             if kind in ("output_text", "input_text", "text"):
-                turn.texts.append(TextPart(get_str(part, "text")))
+                turn.texts.append(get_str(part, "text"))
             elif kind == "refusal":
                 refusal = get_str(part, "refusal")
-                turn.texts.append(TextPart(refusal))
+                turn.texts.append(refusal)
                 turn.refusal.append(refusal)
             else:
                 kind = get_str(part, "type")
@@ -386,25 +389,35 @@ def from_messages(items: Any, instructions: Any = None) -> tuple[ChatMessage, ..
         out.append(ChatMessage.user(items))
         return tuple(out)
     items = expect_items(items, "input items")
-    turn = _Turn()
+    turn: _Turn | None = None
     start = 0
     for i, item in enumerate(items):
         try:
-            item = expect_object(item)
+            if type(item) is not dict:
+                item = expect_object(item)
             kind = item.get("type")
-            if kind == "reasoning" and (turn.texts or turn.calls):
+            if kind == "function_call_output" or (kind is None and item.get("role") == "user"):
+                if turn is not None:
+                    _close(turn, out, start)
+                    turn = None
+                out.append(_input_from(item, kind))
+                continue
+            if turn is not None and kind == "reasoning" and (turn.texts or turn.calls):
                 _close(turn, out, start)
+                turn = None
+            if turn is None:
                 turn = _Turn()
-            if not turn.open:
                 start = i
             if _item_into(item, _next_id(items, i) if kind == "reasoning" else None, turn):
                 continue
-            _close(turn, out, start)
-            turn = _Turn()
+            if turn.open:
+                _close(turn, out, start)
+            turn = None
             out.append(_input_from(item, kind))
         except ValidationError as exc:
             raise exc.prefixed(i) from None
-    _close(turn, out, start)
+    if turn is not None:
+        _close(turn, out, start)
     return tuple(out)
 
 
@@ -418,6 +431,10 @@ def _close(turn: _Turn, out: list[ChatMessage], start: int) -> None:
 
 def _input_from(item: dict[str, Any], kind: Any) -> ChatMessage:
     if kind == "function_call_output":
+        call_id = item.get("call_id")
+        output = item.get("output")
+        if type(call_id) is str and call_id and type(output) is str:  # the common case: text output
+            return ChatMessage.tool(call_id, output)
         call_id = get_str(item, "call_id")
         try:
             return ChatMessage.tool(call_id, _input_parts_from(item.get("output"), "output"))
