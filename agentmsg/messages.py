@@ -80,7 +80,7 @@ def _check_reasoning(reasoning: object, role: MessageRole) -> tuple[ReasoningPar
         raise ValidationError(f"only assistant messages carry reasoning, not {role}", "reasoning", "value")
     for i, part in enumerate(reasoning):
         if type(part) is not ReasoningPart:
-            raise ValidationError(f"expected a ReasoningPart, got {type(part).__name__}", f"reasoning[{i}]", "type")
+            raise ValidationError(f"expected a ReasoningPart, got {type_name(part)}", f"reasoning[{i}]", "type")
     return reasoning
 
 

@@ -163,7 +163,7 @@ class ReasoningDelta:
             raise ValidationError(f"expected a string, got {type_name(self.text)}", "text", "type")
         check_text(self.text, "text")
         if _optional_str(self.signature, "signature") is not None:
-            check_text(self.signature, "signature")  # type: ignore[arg-type]
+            check_text(self.signature, "signature")  # type: ignore[arg-type]  # checked to be a string just above
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"index", "text", "signature"?}``."""

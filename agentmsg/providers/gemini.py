@@ -181,7 +181,7 @@ def _image_to(source: ImageSource) -> dict[str, Any]:
     if source.type == "base64":
         return {"inlineData": {"mimeType": source.media_type, "data": source.data}}
     if source.type == "url":
-        url: str = source.url  # type: ignore[assignment]
+        url: str = source.url  # type: ignore[assignment]  # a url source has a url
         parts = split_data_url(url)
         if parts is not None:
             return {"inlineData": {"mimeType": parts[0], "data": parts[1]}}
@@ -230,7 +230,7 @@ def _model_to(message: ChatMessage) -> list[dict[str, Any]]:
                 on_text = part.signature
     parts = thoughts
     content = message.content
-    texts = [] if content is None else [content] if type(content) is str else [p.text for p in content]  # type: ignore[union-attr]
+    texts = [] if content is None else [content] if type(content) is str else [p.text for p in content]  # type: ignore[union-attr]  # assistant content is text parts
     for text in texts:
         if text or on_text is not None or not message.tool_calls:
             item: dict[str, Any] = {"text": text}
@@ -251,7 +251,7 @@ def _model_to(message: ChatMessage) -> list[dict[str, Any]]:
 
 
 def _tool_to(message: ChatMessage, names: dict[str, str]) -> dict[str, Any]:
-    call_id: str = message.tool_call_id  # type: ignore[assignment]
+    call_id: str = message.tool_call_id  # type: ignore[assignment]  # a tool message has an id
     name = names.get(call_id)
     if name is None:
         raise ValidationError(
@@ -263,8 +263,8 @@ def _tool_to(message: ChatMessage, names: dict[str, str]) -> dict[str, Any]:
     if type(content) is str:
         text, images = content, []
     else:
-        text = "".join(p.text for p in content if type(p) is TextPart)  # type: ignore[union-attr]
-        images = [p for p in content if type(p) is ImagePart]  # type: ignore[union-attr]
+        text = "".join(p.text for p in content if type(p) is TextPart)  # type: ignore[union-attr]  # content is a tuple of parts here
+        images = [p for p in content if type(p) is ImagePart]  # type: ignore[union-attr]  # content is a tuple of parts here
     response: Any = None
     if not message.is_error and text.startswith("{"):
         try:
@@ -929,7 +929,7 @@ class StreamParser:
         calls = []
         for k, streamed in enumerate(self._calls):
             try:
-                calls.append(ToolCall(streamed.id, streamed.name, freeze_json(streamed.args, "args")))  # type: ignore[arg-type]
+                calls.append(ToolCall(streamed.id, streamed.name, freeze_json(streamed.args, "args")))  # type: ignore[arg-type]  # the id is set when the call ends
             except ValidationError as exc:
                 raise exc.prefixed(k).prefixed("tool_calls") from None
         for index, ordinal in self._signatures.items():

@@ -187,13 +187,13 @@ def _assistant_to(message: ChatMessage, out: list[dict[str, Any]]) -> None:
                 "id": anchor,
                 "role": "assistant",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in parts],  # type: ignore[union-attr]
+                "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in parts],  # type: ignore[union-attr]  # assistant content is text parts
             })
             anchor = None
         elif type(content) is str:
             out.append({"role": "assistant", "content": content})
         else:
-            out.append({"role": "assistant", "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in content]})  # type: ignore[union-attr]
+            out.append({"role": "assistant", "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in content]})  # type: ignore[union-attr]  # assistant content is text parts
         anchor = None
     for j, call in enumerate(message.tool_calls):
         wire: dict[str, Any] = {"type": "function_call"}
