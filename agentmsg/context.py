@@ -452,7 +452,7 @@ class ConversationContext:
                 _log.info("dropped resource record %s (about %d tokens) to fit the token budget", victim, before - total)
         text = _system_text(system, dropped)
         messages = ([ChatMessage.system(text)] if text else []) + body
-        ConversationHistory(messages)  # raises ConversationOrderError if the branch is out of order
+        ConversationHistory(messages, require_system=False)  # raises ConversationOrderError if out of order
         return tuple(messages)
 
     # --- internals -----------------------------------------------------------------------

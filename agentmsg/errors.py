@@ -68,7 +68,7 @@ CODES: dict[str, str] = {
 
 # The codes of ``ConversationOrderError``, one per ordering rule.
 ORDER_CODES: dict[str, str] = {
-    "system_first": "a system message comes first, and only once",
+    "system_first": "the system message comes first (unless require_system=False), and only once",
     "user_first": "the user speaks first",
     "alternate": "user and assistant messages alternate",
     "tool_pending": "every tool call is answered before anything else",

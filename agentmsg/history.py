@@ -35,29 +35,59 @@ class ConversationHistory:
     >>> len(history), history.last_message
     (2, ChatMessage(role=user, content=<2 chars>))
 
-    Rules: a system message, if any, comes first and only once; the user speaks first; user and
-    assistant alternate; an assistant message with tool calls is followed by exactly one tool
-    message per call id (any order) before anything else; after the tool messages the assistant
-    continues, or the user adds a message first.
+    Rules: the first message is the system message (the design's rule AC-105), and there is only
+    one; the user speaks first; user and assistant alternate; an assistant message with tool calls
+    is followed by exactly one tool message per call id (any order) before anything else; after
+    the tool messages the assistant continues, or the user adds a message first.
+
+    ``require_system=False`` is the explicit option for a conversation that has no system prompt
+    (one decoded from an Anthropic or Ollama request, whose system text travels apart); a system
+    message is then allowed first, and nowhere else:
+
+    >>> ConversationHistory([ChatMessage.user("Hi")])
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ConversationOrderError: messages[0]: the first message must be a system message (ConversationHistory(require_system=False) allows a conversation without one)
+    >>> len(ConversationHistory([ChatMessage.user("Hi")], require_system=False))
+    1
+
+    A history is equal to another with the same messages and the same option, and it pickles and
+    copies (each copy gets its own lock).
     """
 
-    __slots__ = ("_messages", "_snapshot", "_state", "_pending", "_lock")
+    __slots__ = ("_messages", "_snapshot", "_state", "_pending", "_lock", "_require_system")
 
-    def __init__(self, messages: Iterable[ChatMessage] = ()) -> None:
+    def __init__(self, messages: Iterable[ChatMessage] = (), *, require_system: bool = True) -> None:
+        if type(require_system) is not bool:
+            raise TypeError("require_system must be True or False")
         self._lock = threading.RLock()
         self._messages: list[ChatMessage] = []
         self._snapshot: tuple[ChatMessage, ...] | None = ()
         self._state = _START
         self._pending: set[str] = set()
+        self._require_system = require_system
         for message in messages:
             self.add(message)
+
+    @property
+    def require_system(self) -> bool:
+        """Whether the first message must be a system message (the default)."""
+        return self._require_system
 
     def add(self, message: ChatMessage) -> None:
         """Append ``message`` or raise ``ConversationOrderError`` naming the broken rule."""
         if type(message) is not ChatMessage:
             raise TypeError(f"expected a ChatMessage, got {type_name(message)}")
         with self._lock:
-            self._state, pending = _next_state(self._state, self._pending, message, len(self._messages))
+            state = self._state
+            if state == _START and self._require_system and message.role is not SYSTEM:
+                raise ConversationOrderError(
+                    "the first message must be a system message "
+                    "(ConversationHistory(require_system=False) allows a conversation without one)",
+                    len(self._messages),
+                    "system_first",
+                )
+            self._state, pending = _next_state(state, self._pending, message, len(self._messages))
             if pending is not None:
                 self._pending = pending
             self._messages.append(message)
@@ -110,6 +140,7 @@ class ConversationHistory:
         """Check the conversation is complete: no tool call is left without its result.
 
         >>> history = ConversationHistory.from_list([
+        ...     {"role": "system", "content": "Be brief."},
         ...     {"role": "user", "content": "Weather?"},
         ...     {"role": "assistant", "tool_calls": [{"id": "c1", "name": "weather", "arguments": {}}]},
         ... ])
@@ -117,7 +148,7 @@ class ConversationHistory:
         ...     history.validate()
         ... except ConversationOrderError as exc:
         ...     print(exc)
-        messages[2]: tool calls left unanswered: 1 call
+        messages[3]: tool calls left unanswered: 1 call
         """
         with self._lock:
             if self._pending:
@@ -133,15 +164,15 @@ class ConversationHistory:
         return [message.to_dict() for message in self.messages]
 
     @classmethod
-    def from_list(cls, items: Any, /) -> ConversationHistory:
+    def from_list(cls, items: Any, /, *, require_system: bool = True) -> ConversationHistory:
         """Parse a list of message documents, checking each and the order.
 
         Shape errors raise ``ValidationError`` with a path like ``[3].content``; order errors raise
-        ``ConversationOrderError``.
+        ``ConversationOrderError``. ``require_system`` is as for the constructor.
         """
         if type(items) is not list and type(items) is not tuple:
             raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
-        history = cls()
+        history = cls(require_system=require_system)
         add, decode = history.add, ChatMessage.from_dict
         map_items(lambda item: add(decode(item)), items)
         return history

@@ -35,11 +35,26 @@ VALID_ORDERS = [
 
 @pytest.mark.parametrize("messages", VALID_ORDERS)
 def test_valid_orders(messages: list[ChatMessage]) -> None:
-    history = ConversationHistory(messages)
+    has_system = messages[0] is SYS
+    history = ConversationHistory(messages, require_system=has_system)
     history.validate()
     assert history.messages == tuple(messages) and len(history) == len(messages)
     assert list(history) == messages and history.last_message == messages[-1]
-    assert ConversationHistory.from_list(history.to_list()).messages == history.messages
+    again = ConversationHistory.from_list(history.to_list(), require_system=has_system)
+    assert again.messages == history.messages
+
+
+@pytest.mark.parametrize("messages", [m for m in VALID_ORDERS if m[0] is not SYS])
+def test_the_system_message_is_required_by_default(messages: list[ChatMessage]) -> None:
+    """AC-105: the first message is the system message unless the caller opts out."""
+    for build in (ConversationHistory, lambda ms: ConversationHistory.from_list([m.to_dict() for m in ms])):
+        with pytest.raises(ConversationOrderError) as info:
+            build(messages)
+        assert (info.value.code, info.value.index) == ("system_first", 0)
+    history = ConversationHistory([SYS, *messages])
+    assert history.require_system and len(history) == len(messages) + 1
+    with pytest.raises(TypeError):
+        ConversationHistory(require_system=None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +76,7 @@ def test_valid_orders(messages: list[ChatMessage]) -> None:
     ],
 )
 def test_order_violations(messages: list[ChatMessage], code: str, rule: str) -> None:
-    history = ConversationHistory()
+    history = ConversationHistory(require_system=False)
     for message in messages[:-1]:
         history.add(message)
     before = history.messages
@@ -71,11 +86,11 @@ def test_order_violations(messages: list[ChatMessage], code: str, rule: str) -> 
     assert info.value.index == len(messages) - 1
     assert history.messages == before  # a refused message changes nothing
     with pytest.raises(ConversationOrderError):
-        ConversationHistory.from_list([m.to_dict() for m in messages])
+        ConversationHistory.from_list([m.to_dict() for m in messages], require_system=False)
 
 
 def test_validate_reports_unanswered_calls_and_clear_resets() -> None:
-    history = ConversationHistory([USER, CALLS, tool("a")])
+    history = ConversationHistory([SYS, USER, CALLS, tool("a")])
     assert history.pending_tool_call_ids == {"b"}
     with pytest.raises(ConversationOrderError) as info:
         history.validate()
@@ -87,15 +102,17 @@ def test_validate_reports_unanswered_calls_and_clear_resets() -> None:
 
 def test_from_list_shape_errors_have_index_paths() -> None:
     with pytest.raises(ValidationError) as info:
-        ConversationHistory.from_list([{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": "c"}]}])
-    assert (info.value.path, info.value.code) == ("[1].tool_calls[0].name", "missing")
+        ConversationHistory.from_list(
+            [{"role": "system", "content": "s"}, {"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": "c"}]}]
+        )
+    assert (info.value.path, info.value.code) == ("[2].tool_calls[0].name", "missing")
 
 
 def test_snapshot_is_immutable_and_stable() -> None:
-    history = ConversationHistory([USER])
+    history = ConversationHistory([SYS, USER])
     snapshot = history.messages
     history.add(ASSIST)
-    assert snapshot == (USER,) and history.messages == (USER, ASSIST)
+    assert snapshot == (SYS, USER) and history.messages == (SYS, USER, ASSIST)
     assert isinstance(history.messages, tuple)
 
 

@@ -162,7 +162,7 @@ def check_openai_chat_request_multi_turn_tool_history(d: Any) -> None:
     assert ms[3].content == "The capital of France is Paris.\n"
     assert calls(ms[5]) == [("call_SkEQ3ZGSJC8m6AvaIGNuuKdm", "get_capital", {"country": "England"})]
     assert ms[6].content == "London"
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     (tool,) = assert_tools_reencode(openai, d["tools"])
     assert (tool.name, tool.description, tool.strict) == ("get_capital", "Get the capital of a country.", False)
     assert tool.parameters["required"] == ("country",)
@@ -200,7 +200,7 @@ def check_openai_chat_request_tool_result_roundtrip(d: Any) -> None:
     ms = assert_openai_reencodes(d["messages"])
     assert calls(ms[2]) == [("call_bhZkmIKKItNGJ41whHUHB7p9", "get_temperature", {"city": "Tokyo"})]
     assert (ms[3].tool_call_id, ms[3].content, ms[3].is_error) == ("call_bhZkmIKKItNGJ41whHUHB7p9", "20.0", False)
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     assert_tools_reencode(openai, d["tools"])
 
 
@@ -210,7 +210,7 @@ def check_openai_chat_request_tool_then_user_image(d: Any) -> None:
     assert calls(ms[1]) == [("call_4hrT4QP9jfojtK69vGiFCFjG", "get_image", {})]
     assert ms[2].content == "See file bd38f5"
     assert ms[3].content[0] == TextPart("This is file bd38f5:") and ms[3].content[1].source.type == "url"
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     (tool,) = assert_tools_reencode(openai, d["tools"])
     assert (tool.name, tool.strict, dict(tool.parameters["properties"])) == ("get_image", False, {})
 
@@ -363,14 +363,14 @@ def check_vllm_messages_with_parallel_tool_response(d: Any) -> None:
     ]
     assert [m.tool_call_id for m in ms[2:]] == [c.id for c in ms[1].tool_calls]
     assert ms[3].content == "The weather in Orlando FL is 78 degrees fahrenheit with clearskies."
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
 
 
 def check_vllm_messages_with_tool_response(d: Any) -> None:
     ms = assert_openai_reencodes(d)
     assert calls(ms[1]) == [("chatcmpl-tool-03e6481b146e408e9523d9c956696295", "get_current_weather", {"city": "Dallas", "state": "TX", "unit": "fahrenheit"})]
     assert ms[2].content.startswith("The weather in Dallas is 98 degrees")
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
 
 
 def check_vllm_tool_weather_no_required(d: Any) -> None:
@@ -403,7 +403,7 @@ def check_anthropic_messages_request_orphan_tool_result_rejected(d: Any) -> None
     assert result.content.startswith("The weather in San Francisco, CA is currently sunny")
     # the API answered 400; as a conversation it is refused with a clear error
     with pytest.raises(ConversationOrderError) as info:
-        ConversationHistory.from_list([m.to_dict() for m in (user, result)])
+        ConversationHistory.from_list([m.to_dict() for m in (user, result)], require_system=False)
     assert (info.value.code, info.value.index) == ("tool_unknown", 1)
     assert "tool message must answer a pending tool call" in str(info.value)
     (tool,) = assert_tools_reencode(anthropic, d["tools"])
@@ -421,7 +421,7 @@ def check_anthropic_messages_request_parallel_tool_results(d: Any) -> None:
     assert [m.tool_call_id for m in ms[3:]] == [c.id for c in ms[2].tool_calls]
     assert [m.content for m in ms[3:]][3] == "daisy is bob's daughter and charlie's younger sister"
     assert not any(m.is_error for m in ms[3:])
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     (tool,) = assert_tools_reencode(anthropic, d["tools"])
     assert tool.description == "Get the knowledge about the given entity."
 
@@ -431,7 +431,7 @@ def check_anthropic_messages_request_text_tool_use_then_tool_result(d: Any) -> N
     assert ms[1].content == "I'll get the weather for each of those cities. Let me start by checking San Francisco."
     assert calls(ms[1]) == [("toolu_01LRanfq6DmHn1yDTB4d1SAh", "get_weather", {"location": "San Francisco, CA", "units": "f"})]
     assert json.loads(ms[2].content) == {"location": "San Francisco, CA", "temperature": "68°F", "condition": "Sunny"}
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     assert_tools_reencode(anthropic, d["tools"])
 
 
@@ -440,7 +440,7 @@ def check_anthropic_messages_request_tool_result_image_url(d: Any) -> None:
     (image,) = ms[2].content
     assert image.source.url == "https://www.gstatic.com/webp/gallery3/1.png"
     assert calls(ms[1]) == [("toolu_01XBL6B2Z996VStAuNCQapHS", "get_file", {})]
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     (tool,) = assert_tools_reencode(anthropic, d["tools"])
     assert (tool.name, tool.description) == ("get_file", "get_file")
 
@@ -449,7 +449,7 @@ def check_anthropic_messages_request_tool_result_is_error(d: Any) -> None:
     ms = assert_anthropic_reencodes(d)
     assert ms[1].content is None and calls(ms[1])[0][0] == "toolu_01A9HHF5Ezy3oBrKmSgfASm9"
     assert (ms[2].is_error, ms[2].content) == (True, "RuntimeError('Unexpected error, try again')")
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     assert_tools_reencode(anthropic, d["tools"])
 
 
@@ -458,7 +458,7 @@ def check_anthropic_messages_request_tool_result_mixed_blocks(d: Any) -> None:
     first, image, last = ms[2].content
     assert first == TextPart("Here is the image:") and last == TextPart('{"pydantic_ai_marker":"test_42"}')
     assert image.source.media_type == "image/jpeg" and len(image.source.data) == 131432
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     assert_tools_reencode(anthropic, d["tools"])
 
 
@@ -537,7 +537,7 @@ def check_ollama_chat_request_history_with_tools(d: Any) -> None:
     assert call.id.startswith("call_") and len(call.id) == 29
     assert (ms[2].tool_call_id, ms[2].content) == (call.id, "11 degrees celsius")
     assert ollama.from_messages(d["messages"]) == ms  # the generated ids are stable
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
     (tool,) = assert_tools_reencode(ollama, d["tools"])
     assert ollama.to_tools([tool]) == d["tools"]
 
@@ -561,7 +561,7 @@ def check_ollama_chat_request_parallel_tool_results(d: Any) -> None:
     # four tool messages matched by tool_name in order: each answers its own call
     assert [m.tool_call_id for m in ms[2:]] == [c.id for c in assistant.tool_calls]
     assert [m.content for m in ms[2:]] == ["22°C", "Partly cloudy", "15°C", "Rainy"]
-    ConversationHistory(ms).validate()
+    ConversationHistory(ms, require_system=False).validate()
 
 
 def check_ollama_chat_request_streaming_tools(d: Any) -> None:

@@ -186,9 +186,17 @@ def test_a_missing_key_is_reported_where_its_object_starts(tmp_path: Path, capsy
 
 
 def test_order_errors_point_at_the_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "o.json", '[\n{"role": "user", "content": "a"},\n{"role": "user", "content": "b"}\n]')
+    path = write(tmp_path, "o.json", '[\n{"role": "system", "content": "s"},\n{"role": "user", "content": "a"},\n{"role": "user", "content": "b"}\n]')
     status, out, _ = run([path], capsys)
-    assert out.splitlines()[0] == f"{path}:3: $[1]: user and assistant messages must alternate: expected an assistant message"
+    assert out.splitlines()[0] == f"{path}:4: $[2]: user and assistant messages must alternate: expected an assistant message"
+
+
+def test_a_conversation_must_open_with_the_system_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """AC-105 as the CLI applies it to a canonical conversation (provider bodies may have none)."""
+    path = write(tmp_path, "n.json", '[\n{"role": "user", "content": "a"}\n]')
+    status, out, _ = run([path], capsys)
+    assert status == 1
+    assert out.splitlines()[0].startswith(f"{path}:2: $[0]: the first message must be a system message")
 
 
 def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -159,10 +159,12 @@ def check_conversation(doc: Any) -> ConversationHistory:
     """Check every message, then their order, and that no tool call is left unanswered.
 
     >>> try:
-    ...     check_conversation([{"role": "assistant", "content": "Hi"}])
+    ...     check_conversation([{"role": "system", "content": "Be brief."}, {"role": "assistant", "content": "Hi"}])
     ... except ConversationOrderError as exc:
     ...     print(exc)
-    messages[0]: the user must speak first
+    messages[1]: the user must speak first
+
+    The first message must be the system message (the design's rule AC-105).
     """
     history = ConversationHistory()
     for message in _messages(doc):
@@ -268,8 +270,12 @@ def _all_at_once(parse: Callable[[Any], tuple[ChatMessage, ...]], items: Any) ->
 
 
 def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
-    """Check the order as a ConversationHistory; the error names the provider's item."""
-    history = ConversationHistory()
+    """Check the order as a ConversationHistory; the error names the provider's item.
+
+    A provider's request may have no system prompt (Anthropic and Ollama carry it apart, OpenAI
+    makes it optional), so the system message is not required here.
+    """
+    history = ConversationHistory(require_system=False)
     try:
         for message in messages:
             history.add(message)
