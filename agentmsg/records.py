@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
 
+from . import _approvals
 from ._checks import (
     check_bool,
     check_branch_name,
@@ -654,11 +655,12 @@ class ToolRequest:
         >>> ToolRequest.of([ToolCall("c1", "ls", {})]).with_approval("c1", "denied").approvals
         ('denied',)
         """
-        self.get(call_id)
+        chosen = self.get(call_id)
         check_choice(approval, "approval", _APPROVALS)
         calls = tuple(
             replace(item, approval=approval) if item.call.id == call_id else item for item in self.calls
         )
+        _approvals.note(self.id, chosen.call, approval)  # the executor trusts what this process approved
         return replace(self, calls=calls)
 
     def approve(self, call_id: str) -> "ToolRequest":

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from agentmsg import ToolCall, ToolDefinition
-from agentmsg.io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry, ToolRun
+from agentmsg.io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry, ToolRun, ToolRunInterrupted
 from agentmsg.records import ToolRequest, ToolResultRecord, decode
 
 
@@ -80,11 +80,48 @@ def test_person_denies_a_pending_call(registry):
     assert denied.results == () and denied.finished
 
 
-def test_approvals_already_given_are_kept(registry):
-    executor = ToolExecutor(registry, ApprovalPolicy({"delete_file": "deny"}))
-    approved = request(("delete_file", {"path": "a"})).approve("c1")
+def test_this_process_approvals_run_once(registry):
+    executor = ToolExecutor(registry)  # asks for everything
+    approved = request(("delete_file", {"path": "a"}), id="once").approve("c1")
     run = executor.process(approved)
     assert run.request.approvals == ("approved",) and run.results[0].output == "deleted a"
+    again = executor.process(approved)  # the same approval, used a second time: asks again
+    assert again.results == () and again.request.approvals == ("pending",)
+
+
+def stored(*calls, id="q1"):
+    """A request as it comes back from storage or from a client: every call already marked approved."""
+    return ToolRequest.from_dict({"type": "tool_request", "version": 1, "id": id, "data": {"calls": [
+        {"id": f"c{i}", "name": name, "arguments": args, "approval": "approved"} for i, (name, args) in enumerate(calls, 1)
+    ]}})
+
+
+def test_deny_wins_over_an_approval_made_here_or_stored(registry):
+    """Security item 2: a deny policy stops calls already marked approved."""
+    ran = []
+    registry.add(Tool(ToolDefinition("wipe", "Wipe the disk.", {"type": "object"}, strict=False), lambda: ran.append("wipe")))
+    executor = ToolExecutor(registry, ApprovalPolicy({"delete_file": "deny", "wipe": "deny"}))
+    for req in (stored(("delete_file", {"path": "a"}), ("wipe", {})),
+                request(("delete_file", {"path": "a"}), ("wipe", {})).approve("c1").approve("c2")):
+        for trust in (False, True):
+            run = executor.process(req, trust_approvals=trust)
+            assert run.results == () and run.request.approvals == ("denied", "denied") and run.finished
+    assert ran == []
+
+
+def test_approvals_that_did_not_come_from_this_process_are_not_trusted(registry):
+    """Security item 2: an 'approved' mark decoded from storage or a client goes back to pending."""
+    executor = ToolExecutor(registry)  # asks for everything
+    run = executor.process(stored(("delete_file", {"path": "a"}), id="from-client"))
+    assert run.results == () and run.request.approvals == ("pending",) and [i.id for i in run.pending] == ["c1"]
+    # the caller vouches for where the request came from
+    trusted = executor.process(stored(("delete_file", {"path": "b"}), id="from-store"), trust_approvals=True)
+    assert [r.output for r in trusted.results] == ["deleted b"]
+    # an approval given here does not carry over to other arguments under the same ids
+    mine = request(("delete_file", {"path": "a"}), id="swap").approve("c1")
+    swapped = stored(("delete_file", {"path": "/etc"}), id="swap")
+    assert executor.process(swapped).request.approvals == ("pending",)
+    assert [r.output for r in executor.process(mine).results] == ["deleted a"]
 
 
 def test_result_records_carry_duration_and_timestamp(registry):
@@ -311,3 +348,79 @@ def test_a_tool_that_exits_does_not_take_the_process_down():
 def test_tool_run_repr():
     run = ToolRun(request(("add", {"a": 1, "b": 2})), ())
     assert repr(run) == "ToolRun(request='q1', results=0, pending=1)"
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """An argument type whose checks raise whatever the model's value makes them raise."""
+
+    kind: str
+
+    def __post_init__(self) -> None:
+        if self.kind == "runtime":
+            raise RuntimeError("boom")
+        if self.kind == "type":
+            raise TypeError("not that")
+        if self.kind == "key":
+            raise KeyError("k")
+
+
+@pytest.mark.parametrize("kind, name", [("runtime", "RuntimeError"), ("type", "TypeError"), ("key", "KeyError")])
+def test_argument_types_that_raise_fail_only_their_call(kind, name):
+    """Security item 6: model-controlled arguments cannot crash the run or reach the tool raw."""
+    seen = []
+    registry = ToolRegistry()
+
+    @registry.register(safe=True)
+    def use(value: Hostile) -> str:
+        """Use a value."""
+        seen.append(value)
+        return "used"
+
+    @registry.register(safe=True)
+    def ok() -> str:
+        """Answer ok."""
+        return "ok"
+
+    executor = ToolExecutor(registry, ApprovalPolicy(default="auto"))
+    for calls in ([("ok", {}), ("use", {"value": {"kind": kind}}), ("ok", {})],  # a parallel batch
+                  [("use", {"value": {"kind": kind}})]):  # alone
+        run = executor.process(request(*calls))
+        by_id = {r.tool_call_id: r for r in run.results}
+        assert len(run.results) == len(calls)
+        bad = next(r for r in run.results if r.status == "error")
+        assert bad.error.startswith(f"invalid arguments: value: could not be built ({name}") and bad.recoverable
+        assert all(r.output == "ok" for i, r in by_id.items() if r is not bad)
+    assert seen == []  # the raw dict never reached the tool
+    good = executor.process(request(("use", {"value": {"kind": "fine"}})))
+    assert good.results[0].output == "used" and seen == [Hostile("fine")]
+
+
+def test_ctrl_c_keeps_the_results_finished_before_it():
+    """Security item 6: Ctrl-C in the middle of a run still hands back what already ran."""
+    import _thread
+
+    registry = ToolRegistry()
+    @registry.register
+    def first() -> str:
+        """Answer first."""
+        return "first"
+
+    @registry.register
+    def interrupt() -> str:
+        """Press Ctrl-C."""
+        _thread.interrupt_main()
+        time.sleep(2)
+        return "late"
+
+    @registry.register
+    def never() -> str:
+        """Never runs."""
+        raise AssertionError("ran after Ctrl-C")
+
+    executor = ToolExecutor(registry, ApprovalPolicy(default="auto"), timeout=10)
+    with pytest.raises(KeyboardInterrupt) as info:
+        executor.process(request(("first", {}), ("interrupt", {}), ("never", {})))
+    assert isinstance(info.value, ToolRunInterrupted)
+    assert [(r.tool_call_id, r.output) for r in info.value.run.results] == [("c1", "first")]
+    assert info.value.run.request.approvals == ("approved", "approved", "approved")

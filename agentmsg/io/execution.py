@@ -14,7 +14,15 @@ Theory of operation. ``ToolExecutor.process`` walks a ``ToolRequest`` record in 
 A pending call gets the policy's decision for its tool: ``auto`` approves it, ``deny`` denies it,
 ``ask`` leaves it pending for a person (the caller shows it, records the decision with
 ``request.approve(id)`` / ``deny(id)``, and processes again, passing the results it already has
-as ``completed`` so nothing runs twice). Approved calls then run: each run of consecutive calls
+as ``completed`` so nothing runs twice).
+
+Trust. ``deny`` always wins: a call to a denied tool never runs, whatever its recorded approval.
+An ``approved`` mark is data, and data can come from anywhere (a request decoded from storage or
+sent by a client), so the executor runs an ``approved`` call only when its own policy says
+``auto``, when this process approved that exact call (``ToolRequest.approve``, ``with_approval``
+or ``Context.approve`` note the request id, call id, name and arguments; an approval is used
+once), or when the caller passes ``trust_approvals=True``; any other ``approved`` call goes back
+to ``pending``. Approved calls then run: each run of consecutive calls
 to tools marked ``safe`` goes to a thread pool together, any other call runs alone, so the
 model's order is kept where it matters; results come back in call order, one
 ``ToolResultRecord`` per executed call (a denied call gets none: the context renders it).
@@ -27,6 +35,12 @@ it: Python cannot stop a thread, so a call that times out is abandoned to finish
 daemon thread cannot block the interpreter from exiting).
 The output must be JSON; an exception gives an error result with the message, the stack trace
 and whether it is recoverable (an exception type the tool lists as recoverable, or a timeout).
+The error text (``ExceptionType: message``) is what the model reads, so a tool must not put
+secrets in its exception messages; the stack trace stays on the record and is never sent.
+Building typed arguments runs code of the tool's own types (a dataclass's ``__post_init__``):
+whatever it raises becomes that call's error result, and the other calls' results are kept. On
+Ctrl-C, ``process`` raises ``ToolRunInterrupted`` (a ``KeyboardInterrupt``) whose ``run`` holds
+the results finished so far.
 """
 
 from __future__ import annotations
@@ -44,13 +58,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal, TypeVar, overload
 
+from .. import _approvals
 from .._frozen import freeze_json, thaw_json
 from ..errors import ValidationError
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..schema import build, validate_arguments
+from ..schema import _builder_for, validate_arguments
 from ..tools import ToolCall, ToolDefinition
 
-__all__ = ["Policy", "Tool", "ToolRegistry", "ApprovalPolicy", "ToolRun", "ToolExecutor"]
+__all__ = ["Policy", "Tool", "ToolRegistry", "ApprovalPolicy", "ToolRun", "ToolRunInterrupted", "ToolExecutor"]
 
 Policy = Literal["auto", "ask", "deny"]
 _POLICIES: tuple[Policy, ...] = ("auto", "ask", "deny")
@@ -275,6 +290,19 @@ class ToolRun:
         return f"ToolRun(request={self.request.id!r}, results={len(self.results)}, pending={len(self.pending)})"
 
 
+class ToolRunInterrupted(KeyboardInterrupt):
+    """Ctrl-C arrived during ``ToolExecutor.process``; ``run`` holds the results finished before it.
+
+    >>> err = ToolRunInterrupted(ToolRun(ToolRequest.of([ToolCall("c1", "ls", {})], id="q"), ()))
+    >>> isinstance(err, KeyboardInterrupt), err.run.request.id
+    (True, 'q')
+    """
+
+    def __init__(self, run: ToolRun) -> None:
+        super().__init__("interrupted while running tool calls")
+        self.run = run
+
+
 class ToolExecutor:
     """Run the approved calls of ``ToolRequest`` records and return ``ToolResultRecord`` records.
 
@@ -305,27 +333,52 @@ class ToolExecutor:
     def __repr__(self) -> str:
         return f"ToolExecutor(tools={len(self.registry)}, timeout={self.timeout}, max_workers={self.max_workers})"
 
-    def apply_policy(self, request: ToolRequest) -> ToolRequest:
-        """Return ``request`` with the policy's decision on each pending call (``ask`` stays pending)."""
+    def apply_policy(self, request: ToolRequest, *, trust_approvals: bool = False) -> ToolRequest:
+        """Return ``request`` with the policy applied: ``deny`` wins, untrusted approvals go back to pending.
+
+        >>> registry = ToolRegistry([Tool(ToolDefinition("rm", "Remove.", {"type": "object"}, strict=False), print),
+        ...                          Tool(ToolDefinition("ls", "List.", {"type": "object"}, strict=False), print)])
+        >>> executor = ToolExecutor(registry, ApprovalPolicy({"rm": "deny"}))
+        >>> stored = ToolRequest.from_dict({"type": "tool_request", "version": 1, "id": "q", "data": {"calls": [
+        ...     {"id": "c1", "name": "rm", "arguments": {}, "approval": "approved"},
+        ...     {"id": "c2", "name": "ls", "arguments": {}, "approval": "approved"}]}})
+        >>> executor.apply_policy(stored).approvals
+        ('denied', 'pending')
+        >>> executor.apply_policy(stored, trust_approvals=True).approvals
+        ('denied', 'approved')
+        """
         for item in request.calls:
-            if item.approval == "pending" and item.name in self.registry:
-                decision = self.policy.decide(item.name)
-                if decision != "ask":
-                    request = request.with_approval(item.id, "approved" if decision == "auto" else "denied")
+            if item.name not in self.registry:
+                continue
+            decision = self.policy.decide(item.name)
+            if decision == "deny":
+                if item.approval != "denied":
+                    request = request.with_approval(item.id, "denied")
+            elif decision == "auto":
+                if item.approval == "pending":
+                    request = request.with_approval(item.id, "approved")
+            elif item.approval == "approved" and not trust_approvals and not _approvals.is_noted(request.id, item.call):
+                request = request.with_approval(item.id, "pending")
         return request
 
     def process(
-        self, request: ToolRequest, *, completed: Iterable[str | ToolResultRecord] = ()
+        self,
+        request: ToolRequest,
+        *,
+        completed: Iterable[str | ToolResultRecord] = (),
+        trust_approvals: bool = False,
     ) -> ToolRun:
         """Apply the policy, run every approved call not in ``completed``, and return the run.
 
         ``completed`` holds the tool call ids (or result records) that already have a result.
         A call to a tool the registry does not know gets an error result at once.
+        ``trust_approvals=True`` runs calls marked ``approved`` that this executor's ``approve``
+        did not record (the caller vouches for where the request came from); ``deny`` still wins.
         """
         if not isinstance(request, ToolRequest):
             raise TypeError(f"expected a ToolRequest record, got {type(request).__name__}")
         done = {c.tool_call_id if isinstance(c, ToolResultRecord) else c for c in completed}
-        request = self.apply_policy(request)
+        request = self.apply_policy(request, trust_approvals=trust_approvals)
         batches: list[list[tuple[int, ToolCall]]] = []
         unknown: dict[int, ToolResultRecord] = {}
         for index, item in enumerate(request.calls):
@@ -337,21 +390,38 @@ class ToolExecutor:
                 continue
             if item.approval != "approved":
                 continue
+            _approvals.consume(request.id, item.call)  # an approval is used once
             if tool.safe and batches and self._is_safe_batch(batches[-1]):
                 batches[-1].append((index, item.call))
             else:
                 batches.append([(index, item.call)])
         results: dict[int, ToolResultRecord] = dict(unknown)
-        for batch in batches:
-            if len(batch) == 1:
-                index, call = batch[0]
-                results[index] = self.execute(call)
-                continue
-            with ThreadPoolExecutor(max_workers=min(self.max_workers, len(batch)), thread_name_prefix="tool") as pool:
-                futures = [(index, pool.submit(self.execute, call)) for index, call in batch]
-                for index, future in futures:
-                    results[index] = future.result()
+        try:
+            for batch in batches:
+                if len(batch) == 1:
+                    index, call = batch[0]
+                    results[index] = self._execute_guarded(call)
+                    continue
+                pool = ThreadPoolExecutor(max_workers=min(self.max_workers, len(batch)), thread_name_prefix="tool")
+                try:
+                    futures = [(index, pool.submit(self._execute_guarded, call)) for index, call in batch]
+                    for index, future in futures:
+                        results[index] = future.result()
+                finally:
+                    pool.shutdown(wait=False, cancel_futures=True)
+        except KeyboardInterrupt:
+            run = ToolRun(request, tuple(results[i] for i in sorted(results)))
+            raise ToolRunInterrupted(run) from None
         return ToolRun(request, tuple(results[i] for i in sorted(results)))
+
+    def _execute_guarded(self, call: ToolCall) -> ToolResultRecord:
+        """Run ``call``; an unexpected failure of the executor itself becomes this call's error result."""
+        try:
+            return self.execute(call)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # never lose the other calls' results to one call
+            return _failure(call, f"the call could not be run ({type(exc).__name__})", 0.0)
 
     def _is_safe_batch(self, batch: list[tuple[int, ToolCall]]) -> bool:
         tool = self.registry.get(batch[-1][1].name)
@@ -371,6 +441,8 @@ class ToolExecutor:
         try:
             kwargs = _keyword_arguments(tool.function, arguments)
         except ValidationError as exc:
+            return _failure(call, f"invalid arguments: {exc}", time.perf_counter() - started, recoverable=True)
+        except _ArgumentsRefused as exc:
             return _failure(call, f"invalid arguments: {exc}", time.perf_counter() - started, recoverable=True)
         timeout = self.timeout if tool.timeout is None else tool.timeout
         try:
@@ -457,12 +529,31 @@ def _failure(
     )
 
 
+class _ArgumentsRefused(Exception):
+    """Building one argument's typed value raised something other than ``ValidationError``."""
+
+    def __init__(self, key: str, error: BaseException) -> None:
+        text = str(error)
+        detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
+        super().__init__(f"{key}: could not be built ({detail})")
+
+
 _PLAIN = frozenset({str, int, float, bool, Any})
 
 
+def _builder(hint: Any) -> Callable[[Any], Any] | None:
+    """Return the builder of ``hint``'s values, or None for a hint the schema generator does not support."""
+    if hint in _PLAIN:
+        return None
+    try:
+        return _builder_for(hint, False)
+    except TypeError:  # not supported: the JSON value is passed as it is
+        return None
+
+
 @functools.lru_cache(maxsize=512)
-def _parameters(function: Callable[..., Any]) -> dict[str, tuple[bool, Any]] | None:
-    """Return, per parameter, whether it has a default and the type hint to build its value with."""
+def _parameters(function: Callable[..., Any]) -> dict[str, tuple[bool, Callable[[Any], Any] | None]] | None:
+    """Return, per parameter, whether it has a default and the builder of its value (None: pass the JSON)."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -472,7 +563,7 @@ def _parameters(function: Callable[..., Any]) -> dict[str, tuple[bool, Any]] | N
     except Exception:  # unresolvable forward references: pass the JSON values as they are
         hints = {}
     return {
-        name: (p.default is not inspect.Parameter.empty, hints.get(name, Any))
+        name: (p.default is not inspect.Parameter.empty, _builder(hints.get(name, Any)))
         for name, p in signature.parameters.items()
     }
 
@@ -491,15 +582,19 @@ def _keyword_arguments(function: Callable[..., Any], arguments: dict[str, Any]) 
         return arguments
     kwargs = {}
     for key, value in arguments.items():
-        has_default, hint = parameters.get(key, (False, Any))
+        has_default, builder = parameters.get(key, (False, None))
         if value is None and has_default:
             continue
-        if hint not in _PLAIN:
+        if builder is not None:
             try:
-                value = build(hint, value, strict=False)
+                value = builder(value)
             except ValidationError as exc:
                 raise exc.prefixed(key) from None
-            except TypeError:  # a hint the schema generator does not support: keep the JSON value
-                pass
+            except RecursionError:
+                raise ValidationError("nested too deeply", key, "depth") from None
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # the argument type's own code: any failure is this call's
+                raise _ArgumentsRefused(key, exc) from None
         kwargs[key] = value
     return kwargs
