@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from ._checks import check_branch_name, check_choice, check_int, check_str, type_name
+from ._lines import split_lines
 from .content import ImagePart, TextPart
 from .errors import ValidationError
 from .history import ConversationHistory
@@ -94,7 +95,7 @@ def _attr(value: str) -> str:
 def _render_file(ref: FileReference) -> str:
     if ref.status == "failed":
         return f"<file path={_attr(ref.path)} status=\"failed\">\n{ref.error}\n</file>"
-    lines = (ref.content or "").splitlines()
+    lines = split_lines(ref.content or "")  # the resolver's definition of a line, so numbers match
     first = 1 if ref.start_line is None else ref.start_line
     last = first + len(lines) - 1
     width = len(str(max(last, first)))

@@ -45,7 +45,9 @@ def main() -> None:
     print(f"symlink out of the workspace: {escape.status} ({escape.error})")
 
     # 2. An image: this model has no vision, so ``auto`` reads it with Tesseract and says so.
-    recognizer = ImageRecognizer(supports_vision=False, on_notice=lambda record, text: print(f"notice: {text}"))
+    recognizer = ImageRecognizer(
+        supports_vision=False, root=str(ROOT), on_notice=lambda record, text: print(f"notice: {text}")
+    )
     image = ctx.add(ImageRecord(id="i1", source=ImageSource.from_path(str(ROOT / "tests/data/images/hello.png"))))
     ctx.replace(recognizer.recognize(image))
     seen = ctx.get("i1")

@@ -129,14 +129,132 @@ def test_relative_path_needs_a_root(workspace):
     assert done.error == "a relative path needs a workspace root (FileResolver(root=...))"
 
 
-def test_absolute_path_is_read_as_it_is(workspace, tmp_path):
+def test_absolute_paths_are_confined_by_default(workspace, tmp_path):
+    """Security item 1: FileReference(path="/etc/passwd") is refused unless the caller opts out."""
     outside = tmp_path / "outside.txt"
     outside.write_text("hello\n")
-    assert FileResolver(workspace).resolve(ref(str(outside))).content == "hello\n"
-    assert FileResolver(None).resolve(ref(str(workspace / "five.txt"), 2, 2)).content == "two"
-    confined = FileResolver(workspace, confine_absolute=True)
-    assert confined.resolve(ref(str(outside))).error == "the path escapes the workspace root"
-    assert confined.resolve(ref(str(workspace / "five.txt"), 1, 1)).content == "one"
+    for path in (str(outside), "/etc/passwd"):
+        done = FileResolver(workspace).resolve(ref(path))
+        assert done.status == "failed" and done.error == "the path escapes the workspace root"
+    assert FileResolver(workspace).resolve(ref(str(workspace / "five.txt"), 1, 1)).content == "one"
+    with pytest.raises(FileAccessError) as info:
+        FileResolver(None).read(str(workspace / "five.txt"))
+    assert info.value.code == "no_root"
+    # reading outside the root is an explicit opt-in
+    anywhere = FileResolver(workspace, confine_absolute=False)
+    assert anywhere.resolve(ref(str(outside))).content == "hello\n"
+    assert FileResolver(None, confine_absolute=False).resolve(ref(str(workspace / "five.txt"), 2, 2)).content == "two"
+
+
+@pytest.fixture
+def sibling(tmp_path, workspace):
+    """A folder next to the workspace whose name starts with the workspace's: ws-secret."""
+    secret = tmp_path / "ws-secret"
+    secret.mkdir()
+    (secret / "key").write_text("sk-live-123\n")
+    return secret
+
+
+def test_a_sibling_folder_sharing_the_prefix_is_outside(workspace, sibling):
+    """Guard: confinement compares paths, not text prefixes (root ws, sibling ws-secret)."""
+    resolver = FileResolver(workspace)
+    for path in ("../ws-secret/key", str(sibling / "key"), str(workspace) + "-secret/key",
+                 str(workspace / ".." / "ws-secret" / "key")):
+        with pytest.raises(FileAccessError) as info:
+            resolver.read(path)
+        assert info.value.code == "escape", path
+    os.symlink("../ws-secret", workspace / "link")
+    done = resolver.resolve(ref("link/key"))
+    assert done.status == "failed" and done.error == "the path escapes the workspace root through a symbolic link"
+    os.symlink(str(sibling), workspace / "abslink")
+    assert resolver.resolve(ref("abslink/key")).status == "failed"
+    assert "sk-live" not in repr(done) + str(done.to_dict())
+
+
+def test_symlinks_that_stay_inside_are_followed_component_by_component(workspace):
+    (workspace / "src" / "deep").mkdir()
+    (workspace / "src" / "deep" / "f.txt").write_text("deep\n")
+    os.symlink("src/deep", workspace / "shortcut")  # a relative link to a directory
+    os.symlink("../five.txt", workspace / "src" / "up.txt")  # climbs, but stays inside
+    os.symlink(str(workspace / "src"), workspace / "abs")  # an absolute link inside the root
+    os.symlink("loop2", workspace / "loop1")
+    os.symlink("loop1", workspace / "loop2")
+    resolver = FileResolver(workspace)
+    assert resolver.read("shortcut/f.txt") == "deep\n"
+    assert resolver.read("src/up.txt", 1, 1) == "one"
+    assert resolver.read("abs/deep/f.txt") == "deep\n"
+    assert resolver.read("shortcut/../up.txt", 2, 2) == "two"  # .. after a link: the link's parent
+    with pytest.raises(FileAccessError) as info:
+        resolver.read("loop1")
+    assert info.value.code == "os" and "symbolic links" in info.value.message
+    with pytest.raises(FileAccessError) as info:
+        resolver.read("five.txt/x")
+    assert info.value.code == "not_found"
+
+
+def test_swapping_a_directory_for_a_symlink_mid_read_never_escapes(workspace, tmp_path):
+    """Security item 3: check and open are one step; a concurrent swapper cannot win the race."""
+    import threading
+    import time
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "file.txt").write_text("SECRET\n")
+    (workspace / "d").mkdir()
+    (workspace / "d" / "file.txt").write_text("inside\n")
+    stop = threading.Event()
+    swaps = [0]
+
+    def swapper() -> None:
+        d, saved = workspace / "d", workspace / "d.saved"
+        while not stop.is_set():
+            os.rename(d, saved)
+            os.symlink(outside, d)
+            os.unlink(d)
+            os.rename(saved, d)
+            swaps[0] += 1
+
+    thread = threading.Thread(target=swapper, daemon=True)
+    thread.start()
+    resolver = FileResolver(workspace)
+    outcomes: dict[str, int] = {}
+    deadline = time.monotonic() + 20  # a bound on the test's run, not an assertion on speed
+    try:
+        for _ in range(4000):
+            if time.monotonic() > deadline:
+                break
+            try:
+                text = resolver.read("d/file.txt")
+            except FileAccessError as exc:  # never a raw OSError
+                key = exc.code
+            else:
+                key = text
+            outcomes[key] = outcomes.get(key, 0) + 1
+            assert key != "SECRET\n", outcomes
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive() and swaps[0] > 0
+    assert set(outcomes) <= {"inside\n", "not_found", "escape", "os"}, outcomes
+    assert outcomes.get("inside\n", 0) > 0
+
+
+@pytest.mark.parametrize(
+    "path, start, end, code",
+    [
+        ("five\x00.txt", None, None, "path"),
+        ("five\udc80.txt", None, None, "path"),
+        ("", None, None, "path"),
+        ("five.txt", 1.5, None, "line_range"),
+        ("five.txt", 1, 2.0, "line_range"),
+        ("five.txt", True, None, "line_range"),
+    ],
+)
+def test_unusable_paths_and_lines_are_file_access_errors(workspace, path, start, end, code):
+    """A NUL byte, a lone surrogate or a float line number: FileAccessError, not ValueError/UnicodeEncodeError/TypeError."""
+    with pytest.raises(FileAccessError) as info:
+        FileResolver(workspace).read(path, start, end)
+    assert info.value.code == code
 
 
 def test_dotdot_is_refused_by_the_record_itself():
@@ -273,7 +391,7 @@ def test_read_raises_with_codes(workspace):
         (("five.txt", 9), "line_range"),
         (("five.txt", None, 2), "line_range"),
         (("five.txt", 3, 2), "line_range"),
-        (("",), "not_found"),
+        (("",), "path"),
     ]:
         with pytest.raises(FileAccessError) as info:
             resolver.read(*args)
@@ -286,3 +404,19 @@ def test_resolve_refuses_other_records(workspace):
     with pytest.raises(TypeError):
         FileResolver(workspace).resolve("five.txt")
     assert repr(FileResolver(workspace, role=PLANNER)).endswith("role='planner', max_bytes=1048576)")
+
+
+def test_resolver_and_renderer_share_one_definition_of_a_line(workspace):
+    """A form feed, U+2028, U+2029, \\x1c-\\x1e, NEL or a lone \\r does not end a line for either."""
+    from agentmsg.context import _render_file
+
+    odd = ["a\x0cb", "c\u2028d\u2029e", "f\x1cg\x1dh\x1ei", "j\x85k", "l\rm", "last"]
+    (workspace / "odd.txt").write_text("\n".join(odd) + "\n", newline="")
+    resolver = FileResolver(workspace)
+    for start in range(1, len(odd) + 1):
+        done = resolver.resolve(ref("odd.txt", start, start))
+        assert done.content == odd[start - 1]
+        rendered = _render_file(done)
+        assert f'lines="{start}-{start}"' in rendered and f"{start} | {odd[start - 1]}\n" in rendered
+    whole = _render_file(resolver.resolve(ref("odd.txt", 2)))
+    assert f'lines="2-{len(odd)}"' in whole and f"{len(odd)} | last\n" in whole

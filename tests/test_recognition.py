@@ -30,6 +30,11 @@ def image(name, mode="ocr", id="i1"):
     return ImageRecord(id=id, source=ImageSource.from_path(str(IMAGES / name)), mode=mode)
 
 
+def in_images(*args, **kwargs):
+    """An ImageRecognizer whose workspace is the test images folder (image files are confined to it)."""
+    return ImageRecognizer(*args, root=str(IMAGES), **kwargs)
+
+
 def data(name):
     return (IMAGES / name).read_bytes()
 
@@ -87,7 +92,7 @@ def test_missing_tesseract():
     with pytest.raises(OcrError) as info:
         TesseractOcr("/nonexistent/tesseract").read(data("hello.png"))
     assert info.value.code == "missing" and "apt-get install tesseract-ocr" in info.value.message
-    record = ImageRecognizer(ocr=TesseractOcr("/nonexistent/tesseract")).recognize(image("hello.png"))
+    record = in_images(ocr=TesseractOcr("/nonexistent/tesseract")).recognize(image("hello.png"))
     assert record.state == "failed" and record.error.startswith("OCR failed: the OCR command")
 
 
@@ -132,7 +137,8 @@ def test_tsv_layout_rebuilds_lines_and_paragraphs(tmp_path):
 def test_image_bytes_from_every_source(tmp_path):
     raw = data("hello.png")
     encoded = base64.b64encode(raw).decode()
-    assert image_bytes(ImageSource.from_path(str(IMAGES / "hello.png"))) == raw
+    assert image_bytes(ImageSource.from_path(str(IMAGES / "hello.png")), root=str(IMAGES)) == raw
+    assert image_bytes(ImageSource.from_path(str(IMAGES / "hello.png")), confine_absolute=False) == raw
     assert image_bytes(ImageSource.from_base64(encoded, "image/png")) == raw
     assert image_bytes(ImageSource.from_url(f"data:image/png;base64,{encoded}")) == raw
     assert image_bytes(ImageSource.from_path("hello.png"), root=str(IMAGES)) == raw
@@ -142,10 +148,35 @@ def test_image_bytes_from_every_source(tmp_path):
         (ImageSource.from_path(str(tmp_path)), "is a directory"),
     ]:
         with pytest.raises(OcrError, match=message) as info:
-            image_bytes(source)
+            image_bytes(source, root=str(tmp_path))
         assert info.value.code == "source"
     with pytest.raises(OcrError, match="over the limit"):
-        image_bytes(ImageSource.from_path(str(IMAGES / "hello.png")), max_bytes=10)
+        image_bytes(ImageSource.from_path(str(IMAGES / "hello.png")), root=str(IMAGES), max_bytes=10)
+
+
+def test_image_files_follow_the_file_resolver_rules(tmp_path):
+    """OCR opens image paths confined to the root, refuses to block on a FIFO, and needs a root for absolute paths."""
+    import os
+
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws-secret").mkdir()
+    (tmp_path / "ws-secret" / "hello.png").write_bytes(data("hello.png"))
+    os.symlink("../ws-secret/hello.png", tmp_path / "ws" / "link.png")
+    os.mkfifo(tmp_path / "ws" / "pipe.png")
+    root = str(tmp_path / "ws")
+    for source, message in [
+        (ImageSource.from_path(str(tmp_path / "ws-secret" / "hello.png")), "escapes the workspace root"),
+        (ImageSource.from_path("link.png"), "escapes the workspace root through a symbolic link"),
+        (ImageSource.from_path("pipe.png"), "not a regular file"),
+    ]:
+        with pytest.raises(OcrError, match=message) as info:
+            image_bytes(source, root=root)
+        assert info.value.code == "source"
+    with pytest.raises(OcrError, match="needs a workspace root"):
+        image_bytes(ImageSource.from_path(str(IMAGES / "hello.png")))
+    done = ImageRecognizer(root=root, ocr=FAST_OCR).recognize(
+        ImageRecord(id="i", source=ImageSource.from_path("pipe.png"), mode="ocr"))
+    assert done.state == "failed" and "not a regular file" in done.error
 
 
 # --- modes -------------------------------------------------------------------------------------
@@ -165,7 +196,7 @@ class Vision:
 
 
 def test_ocr_mode_uses_tesseract():
-    done = ImageRecognizer().recognize(image("hello.png", "ocr"))
+    done = in_images().recognize(image("hello.png", "ocr"))
     assert (done.state, done.recognized_by, done.mode) == ("recognized", "ocr", "ocr")
     assert done.text.split() == HELLO_WORDS and done.confidence > 0.8 and done.language == "unknown"
     assert decode(done.to_dict()) == done
@@ -173,14 +204,14 @@ def test_ocr_mode_uses_tesseract():
 
 def test_ocr_mode_ignores_vision():
     vision = Vision()
-    done = ImageRecognizer(vision, supports_vision=True, ocr=FAST_OCR).recognize(image("hello.png", "ocr"))
+    done = in_images(vision, supports_vision=True, ocr=FAST_OCR).recognize(image("hello.png", "ocr"))
     assert done.recognized_by == "ocr" and vision.seen == []
 
 
 def test_vision_mode():
     vision = Vision()
     record = image("hello.png", "vision")
-    done = ImageRecognizer(vision, supports_vision=True).recognize(record)
+    done = in_images(vision, supports_vision=True).recognize(record)
     assert (done.state, done.recognized_by, done.analysis, done.text) == (
         "recognized", "vision", "A picture of a greeting.", None,
     )
@@ -188,14 +219,14 @@ def test_vision_mode():
 
 
 def test_vision_mode_without_vision_fails():
-    for recognizer in (ImageRecognizer(Vision(), supports_vision=False), ImageRecognizer(None, supports_vision=True)):
+    for recognizer in (in_images(Vision(), supports_vision=False), in_images(None, supports_vision=True)):
         done = recognizer.recognize(image("hello.png", "vision"))
         assert done.state == "failed" and done.error == "the model does not support vision; use mode 'ocr' or 'auto'"
 
 
 def test_vision_error_fails_and_can_be_retried():
     vision = Vision(error=ConnectionError("model unreachable"))
-    recognizer = ImageRecognizer(vision, supports_vision=True)
+    recognizer = in_images(vision, supports_vision=True)
     failed = recognizer.recognize(image("hello.png", "vision"))
     assert failed.state == "failed" and failed.error == "vision failed (ConnectionError: model unreachable)"
     vision.error = None
@@ -205,13 +236,13 @@ def test_vision_error_fails_and_can_be_retried():
 
 
 def test_vision_returning_something_else_fails():
-    done = ImageRecognizer(lambda source: 42, supports_vision=True).recognize(image("hello.png", "vision"))
+    done = in_images(lambda source: 42, supports_vision=True).recognize(image("hello.png", "vision"))
     assert done.error == "vision failed (the callable returned int, not str)"
 
 
 def test_auto_prefers_vision():
     notices = []
-    done = ImageRecognizer(Vision(), supports_vision=True, on_notice=lambda r, m: notices.append(m)).recognize(
+    done = in_images(Vision(), supports_vision=True, on_notice=lambda r, m: notices.append(m)).recognize(
         image("hello.png", "auto")
     )
     assert (done.recognized_by, done.mode) == ("vision", "auto") and notices == []
@@ -221,7 +252,7 @@ def test_auto_without_vision_uses_ocr_and_says_so(caplog):
     notices = []
     record = image("hello.png", "auto")
     with caplog.at_level("INFO", logger="agentmsg.io.recognition"):
-        done = ImageRecognizer(Vision(), supports_vision=False, on_notice=lambda r, m: notices.append((r.id, m))).recognize(record)
+        done = in_images(Vision(), supports_vision=False, on_notice=lambda r, m: notices.append((r.id, m))).recognize(record)
     assert (done.state, done.recognized_by) == ("recognized", "ocr")
     assert done.text.split() == HELLO_WORDS
     assert notices == [("i1", "the model has no vision, so the image was read with OCR")]
@@ -230,7 +261,7 @@ def test_auto_without_vision_uses_ocr_and_says_so(caplog):
 
 def test_auto_falls_back_to_ocr_when_vision_fails():
     notices = []
-    recognizer = ImageRecognizer(
+    recognizer = in_images(
         Vision(error=TimeoutError("slow")), supports_vision=True, ocr=FAST_OCR, on_notice=lambda r, m: notices.append(m)
     )
     done = recognizer.recognize(image("hello.png", "auto"))
@@ -239,7 +270,7 @@ def test_auto_falls_back_to_ocr_when_vision_fails():
 
 
 def test_auto_fails_when_both_fail():
-    recognizer = ImageRecognizer(Vision(error=RuntimeError("down")), supports_vision=True)
+    recognizer = in_images(Vision(error=RuntimeError("down")), supports_vision=True)
     done = recognizer.recognize(ImageRecord(id="u", source=ImageSource.from_url("https://example.com/a.png")))
     assert done.state == "failed"
     assert done.error == (
@@ -251,8 +282,8 @@ def test_auto_fails_when_both_fail():
 def test_ocr_of_base64_and_unreadable_images():
     encoded = base64.b64encode(data("hello.png")).decode()
     record = ImageRecord(id="b", source=ImageSource.from_base64(encoded, "image/png"), mode="ocr")
-    assert ImageRecognizer(ocr=FAST_OCR).recognize(record).text.split() == HELLO_WORDS
-    bad = ImageRecognizer().recognize(image("not_an_image.png"))
+    assert in_images(ocr=FAST_OCR).recognize(record).text.split() == HELLO_WORDS
+    bad = in_images().recognize(image("not_an_image.png"))
     assert bad.state == "failed" and bad.error == "OCR failed: not a known image format (PNG, JPEG, GIF, TIFF, BMP, PNM or WebP)"
 
 

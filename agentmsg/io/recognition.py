@@ -38,6 +38,7 @@ from .._images import decode_base64, sniff, split_data_url
 from ..content import ImageSource
 from ..errors import ProcessingError
 from ..records import ImageRecord
+from .files import FileAccessError, _read_fd, open_confined
 
 __all__ = [
     "OcrError",
@@ -115,7 +116,13 @@ class Recognizer(Protocol):
         ...
 
 
-def image_bytes(source: ImageSource, root: str | None = None, max_bytes: int = _MAX_IMAGE_BYTES) -> bytes:
+def image_bytes(
+    source: ImageSource,
+    root: str | None = None,
+    max_bytes: int = _MAX_IMAGE_BYTES,
+    *,
+    confine_absolute: bool = True,
+) -> bytes:
     """Return the bytes of an image source (a file, base64 data or a ``data:`` URL), raising ``OcrError``.
 
     >>> image_bytes(ImageSource.from_base64("R0lGODlhAQABAAAAACw=", "image/gif"))[:6]
@@ -125,6 +132,10 @@ def image_bytes(source: ImageSource, root: str | None = None, max_bytes: int = _
     ... except OcrError as exc:
     ...     print(exc)
     OCR needs the image's bytes: give a file or base64 source (http URLs are not downloaded)
+
+    A file is opened by the rules of ``FileResolver``: confined to ``root`` (an absolute path
+    too, unless ``confine_absolute=False``), symbolic links resolved without leaving it, never
+    blocking on a FIFO, a regular file of at most ``max_bytes``.
     """
     if source.type == "base64":
         return _b64(source.data or "")
@@ -135,21 +146,16 @@ def image_bytes(source: ImageSource, root: str | None = None, max_bytes: int = _
         raise OcrError(
             "OCR needs the image's bytes: give a file or base64 source (http URLs are not downloaded)", "source"
         )
-    path = source.path or ""
-    if root is not None and not os.path.isabs(path):
-        path = os.path.join(root, path)
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except FileNotFoundError:
-        raise OcrError("the image file does not exist", "source") from None
-    except IsADirectoryError:
-        raise OcrError("the image path is a directory", "source") from None
-    except OSError as exc:
-        raise OcrError(f"the image file could not be read ({exc.strerror or type(exc).__name__})", "source") from None
-    if len(data) > max_bytes:
-        raise OcrError(f"the image is over the limit of {max_bytes} bytes", "source")
-    return data
+        return _read_fd(open_confined(root, source.path or "", confine_absolute), max_bytes)
+    except FileAccessError as exc:
+        if exc.code == "not_found":
+            raise OcrError("the image file does not exist", "source") from None
+        if exc.code == "directory":
+            raise OcrError("the image path is a directory", "source") from None
+        if exc.code == "too_large":
+            raise OcrError(f"the image is over the limit of {max_bytes} bytes", "source") from None
+        raise OcrError(f"the image file could not be read: {exc.message}", "source") from None
 
 
 def _b64(payload: str) -> bytes:
@@ -295,7 +301,8 @@ class ImageRecognizer:
     ``vision(source) -> str`` returns the model's analysis of the image; ``supports_vision`` says
     whether the current model can see. ``ocr`` is the OCR engine (default ``TesseractOcr()``).
     ``on_notice(record, message)`` is told when ``auto`` had to use OCR (no vision, or vision
-    failed), so the user can be informed. ``root`` resolves relative image paths.
+    failed), so the user can be informed. ``root`` is the workspace image files are confined to
+    (``confine_absolute=False`` lets absolute paths read anywhere, an explicit opt-in).
     """
 
     def __init__(
@@ -306,12 +313,14 @@ class ImageRecognizer:
         ocr: OcrEngine | None = None,
         on_notice: Callable[[ImageRecord, str], None] | None = None,
         root: str | None = None,
+        confine_absolute: bool = True,
     ) -> None:
         self.vision = vision
         self.supports_vision = bool(supports_vision)
         self.ocr: OcrEngine = TesseractOcr() if ocr is None else ocr
         self.on_notice = on_notice
         self.root = root
+        self.confine_absolute = bool(confine_absolute)
 
     def __repr__(self) -> str:
         return f"ImageRecognizer(supports_vision={self.supports_vision}, ocr={self.ocr!r})"
@@ -359,7 +368,7 @@ class ImageRecognizer:
 
     def _read(self, record: ImageRecord) -> ImageRecord:
         try:
-            result = self.ocr.read(image_bytes(record.source, self.root))
+            result = self.ocr.read(image_bytes(record.source, self.root, confine_absolute=self.confine_absolute))
         except OcrError as exc:
             return record.fail(f"OCR failed: {exc.message}")
         return record.with_ocr(result.text, confidence=result.confidence, language=result.language)
