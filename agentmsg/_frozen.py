@@ -26,6 +26,12 @@ class FrozenDict(dict[str, Any]):
     TypeError: FrozenDict is immutable; build a new one with {**d, key: value}
 
     It is a real ``dict`` subclass, so ``json.dumps`` and ``isinstance(d, dict)`` work.
+    Its ``repr`` shows the keys and the size of each value, never the values, so logging a
+    tool call's arguments (``logger.info("%r", call.arguments)``) cannot leak an API key; read a
+    value by key, or ``dict(d)`` / ``thaw_json(d)``, to see it:
+
+    >>> FrozenDict({"api_key": "sk-live-abc123", "limit": 5, "tags": ["a", "b"], "opts": {"x": None}})
+    FrozenDict({'api_key': <14 chars>, 'limit': <number>, 'tags': <2 items>, 'opts': <1 key>})
     """
 
     __slots__ = ("_hash", "_flat")
@@ -53,7 +59,35 @@ class FrozenDict(dict[str, Any]):
         return self
 
     def __repr__(self) -> str:
-        return f"FrozenDict({dict.__repr__(self)})"
+        shown = [f"{_key_repr(key)}: {_describe(self[key])}" for key, _ in zip(self, range(_REPR_KEYS))]
+        if len(self) > _REPR_KEYS:
+            shown.append(f"<{len(self) - _REPR_KEYS} more keys>")
+        return "FrozenDict({" + ", ".join(shown) + "})"
+
+
+_REPR_KEYS = 32
+
+
+def _key_repr(key: object) -> str:
+    text = repr(key)
+    return text if len(text) <= 42 else text[:39] + "..."
+
+
+def _describe(value: object) -> str:
+    """Describe a JSON value by its kind and size, never its content."""
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return f"<{len(value)} char{'s' if len(value) != 1 else ''}>"
+    if isinstance(value, bool):
+        return "<bool>"
+    if isinstance(value, (int, float)):
+        return "<number>"
+    if isinstance(value, dict):
+        return f"<{len(value)} key{'s' if len(value) != 1 else ''}>"
+    if isinstance(value, (list, tuple)):
+        return f"<{len(value)} item{'s' if len(value) != 1 else ''}>"
+    return f"<{type(value).__name__}>"
 
 
 _new_frozen = FrozenDict
@@ -63,8 +97,9 @@ _new_frozen = FrozenDict
 def freeze_json(value: object, path: str = "") -> Any:
     """Return ``value`` deep-frozen (dicts to FrozenDict, lists to tuples), checking it is JSON.
 
-    >>> freeze_json({"a": [1, {"b": None}]})
-    FrozenDict({'a': (1, FrozenDict({'b': None}))})
+    >>> frozen = freeze_json({"a": [1, {"b": None}]})
+    >>> frozen, frozen["a"]
+    (FrozenDict({'a': <2 items>}), (1, FrozenDict({'b': None})))
     >>> try:
     ...     freeze_json({"x": [0, float("nan")]})
     ... except ValidationError as exc:

@@ -230,8 +230,8 @@ class ToolCall:
     def from_json_arguments(cls, id: str, name: str, text: str) -> ToolCall:
         """Return a call whose arguments are parsed from a provider's JSON string.
 
-        >>> ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"}').arguments
-        FrozenDict({'q': 'cats'})
+        >>> dict(ToolCall.from_json_arguments("call_1", "search", '{"q": "cats"}').arguments)
+        {'q': 'cats'}
         >>> ToolCall.from_json_arguments("call_1", "search", "").arguments
         FrozenDict({})
 

@@ -599,8 +599,8 @@ def _patch(value: object, path: str) -> FrozenDict:
 class ToolMessageUpdate:
     """``tool:message:update``: a patch of a running tool message's fields.
 
-    >>> ToolMessageUpdate(id="t1", patch={"progressText": "2 of 3 pages"}).patch
-    FrozenDict({'progressText': '2 of 3 pages'})
+    >>> dict(ToolMessageUpdate(id="t1", patch={"progressText": "2 of 3 pages"}).patch)
+    {'progressText': '2 of 3 pages'}
     >>> try:
     ...     ToolMessageUpdate(id="t1", patch={"kind": "chat"})
     ... except ValidationError as exc:

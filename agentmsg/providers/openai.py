@@ -8,8 +8,8 @@
 ... ])
 >>> wire[1]
 {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Paris"}'}}]}
->>> openai.from_messages(wire)[1].tool_calls[0].arguments
-FrozenDict({'city': 'Paris'})
+>>> dict(openai.from_messages(wire)[1].tool_calls[0].arguments)
+{'city': 'Paris'}
 
 Rules for what Chat Completions cannot express (docs/providers-wire.md has the full table): a
 tool message's ``is_error`` becomes an ``Error: `` prefix on its text; images in a tool result

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, NoReturn
 
 from .. import __version__
+from .. import records as _records
 from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
 from ._jsonpos import find_refused, line_column, locate, parse_path
@@ -708,7 +709,7 @@ def _run(argv: list[str] | None) -> int:
         return 2
     run = _Run(args, out)
     # Unknown records are reported as warnings in the report; keep their log lines off stderr.
-    records_log = logging.getLogger("agentmsg.records")
+    records_log = logging.getLogger(_records.__name__)
     records_log.addFilter(_drop)
     try:
         with warnings.catch_warnings(record=True) as log:
