@@ -255,6 +255,8 @@ class ConversationContext:
         """
         if not isinstance(record, _RECORD_CLASSES):
             raise ValidationError(f"expected a record, got {type_name(record)}", "", "type")
+        if record.id is None:  # an unknown record kept without an id: the context files records by id
+            raise ValidationError("a record without an id cannot join a context", "id", "missing")
         with self._lock:
             if self._find(record.id):
                 raise ValidationError("a record with this id is already in the context", "id", "unique")
@@ -288,6 +290,8 @@ class ConversationContext:
         >>> ctx.get("f1").status
         'resolved'
         """
+        if record.id is None:
+            raise ValidationError("no record with this id in the context", "id", "unknown")
         with self._lock:
             places = self._find(record.id)
             if not places:

@@ -1090,7 +1090,7 @@ class UnknownRecord:
 
     def __post_init__(self) -> None:
         check_object(self.document)
-        _read_envelope(self.document)
+        check_nonempty(required(self.document, "type"), "type")  # the rest is the newer writer's business
         object.__setattr__(self, "document", freeze_json(self.document))
 
     @property
@@ -1100,19 +1100,20 @@ class UnknownRecord:
         return value
 
     @property
-    def version(self) -> int:
-        """Return the document's ``version``."""
-        value: int = self.document["version"]
-        return value
+    def version(self) -> Optional[int]:
+        """Return the document's ``version`` (None when it has none, or not an integer)."""
+        value = self.document.get("version")
+        return value if type(value) is int else None
 
     @property
-    def id(self) -> str:
-        """Return the document's ``id``."""
-        value: str = self.document["id"]
-        return value
+    def id(self) -> Optional[str]:
+        """Return the document's ``id`` (None when it has none, or not a string)."""
+        value = self.document.get("id")
+        return value if type(value) is str else None
 
     def __repr__(self) -> str:
-        return f"UnknownRecord(id={self.id!r}, type={self.type[:40]!r}, version={self.version})"
+        shown = None if self.id is None else self.id[:64]
+        return f"UnknownRecord(id={shown!r}, type={self.type[:40]!r}, version={self.version})"
 
     def to_dict(self) -> dict[str, Any]:
         """Return the original document, unchanged (a fresh, mutable copy).
@@ -1126,13 +1127,15 @@ class UnknownRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], /) -> "UnknownRecord":
-        """Keep any well-formed envelope as it is.
+        """Keep any JSON object with a ``type`` as it is: an unknown type must never fail.
 
+        >>> UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
+        UnknownRecord(id=None, type='poll', version=1)
         >>> try:
-        ...     UnknownRecord.from_dict({"type": "poll", "version": 1, "data": {}})
+        ...     UnknownRecord.from_dict({"version": 1})
         ... except ValidationError as exc:
         ...     print(exc)
-        id: is required
+        type: is required
         """
         return cls(check_object(data))  # type: ignore[arg-type]
 
@@ -1243,15 +1246,26 @@ def decode(document: Mapping[str, Any], /) -> Record:
     >>> decode({"type": "hologram", "version": 1, "id": "h1", "data": {}})
     UnknownRecord(id='h1', type='hologram', version=1)
 
-    A malformed envelope (missing ``type``, ``id``, ``version`` or ``data``) raises
+    A document of an unknown type is kept whatever else it holds (no ``id``, no ``version``:
+    a newer writer's rules, not ours), and re-encodes to the original document:
+
+    >>> decode({"type": "hologram", "data": {"beam": 1}}).to_dict()
+    {'type': 'hologram', 'data': {'beam': 1}}
+
+    A known type with a malformed envelope (missing ``id``, ``version`` or ``data``) raises
     ``ValidationError``; an unknown type or a newer version logs a warning and is kept.
     """
     check_object(document)
+    cls = RECORD_TYPES.get(check_nonempty(required(document, "type"), "type"))
+    if cls is None:
+        return _keep(document, "unknown record type")
     record_type, version, record_id, _ = _read_envelope(document)
-    cls = RECORD_TYPES.get(record_type)
-    if cls is None or version > cls.VERSION:
-        record = UnknownRecord(document)  # type: ignore[arg-type]
-        reason = "unknown record type" if cls is None else "record version newer than this library"
-        _log.warning("kept record %r as UnknownRecord: %s", record_id[:64], reason)
-        return record
+    if version > cls.VERSION:
+        return _keep(document, "record version newer than this library")
     return _decode_known(cls, document, version, record_id)
+
+
+def _keep(document: Mapping[str, Any], reason: str) -> UnknownRecord:
+    record = UnknownRecord(document)  # type: ignore[arg-type]
+    _log.warning("kept record %r as UnknownRecord: %s", None if record.id is None else record.id[:64], reason)
+    return record

@@ -43,7 +43,7 @@ class Client:
 
     def receive(self, text: str) -> None:
         name, payload = json.loads(text)
-        self.session.receive(name, payload)
+        self.session.receive(name, payload, sender="server")
 
 
 class Backend:
@@ -67,7 +67,7 @@ class Backend:
 
     def on_chat_init(self, client: Client, name: str, payload: Any) -> str:
         """Join a session's room and return the chat:init reply (as JSON text)."""
-        request = ev.decode(name, payload)
+        request = ev.decode(name, payload, sender="client")
         room = ev.room_for(request)
         assert isinstance(request, ev.ChatInitRequest) and room is not None
         self.rooms.setdefault(room, []).append(client)
@@ -76,7 +76,7 @@ class Backend:
 
     def on_chat_send(self, client: Client, name: str, payload: Any) -> None:
         """Run one turn for a chat:send from ``client``."""
-        request = ev.decode(name, payload)
+        request = ev.decode(name, payload, sender="client")
         assert isinstance(request, ev.ChatRequest) and request.conversation_id is not None
         room = ev.room_for(request)
         assert room is not None
@@ -136,7 +136,7 @@ def main() -> int:
         print("alice joins a new session 'demo-1' (chat:init):")
         reply = json.loads(backend.on_chat_init(alice, "chat:init", {"sessionId": "demo-1"}))
         print(f"  <- chat:init {reply[1]}")
-        alice.session.receive(*reply)
+        alice.session.receive(*reply, sender="server")
 
         print("alice asks (chat:send), the backend streams the turn to room session_demo-1:")
         backend.on_chat_send(alice, "chat:send", {"message": "What's the weather in Paris?", "conversation_id": "demo-1"})
@@ -148,7 +148,7 @@ def main() -> int:
 
         print("bob joins later (chat:init) and receives the stored history:")
         bob = Client("bob")
-        bob.session.receive(*json.loads(backend.on_chat_init(bob, "chat:init", {"sessionId": "demo-1"})))
+        bob.session.receive(*json.loads(backend.on_chat_init(bob, "chat:init", {"sessionId": "demo-1"})), sender="server")
         assert bob.session.history() == server.history() and bob.session.artifacts == server.artifacts
         for entry in bob.session.history():
             shown = {k: entry[k] for k in ("role", "kind", "status", "content") if k in entry}

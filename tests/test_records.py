@@ -234,6 +234,29 @@ def test_unknown_type_is_kept_exactly_and_logged(caplog: pytest.LogCaptureFixtur
     hash(record)
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"type": "poll", "version": 1, "data": {}},  # no id
+        {"type": "poll"},  # nothing but the type
+        {"type": "poll", "version": True, "id": 7, "data": []},  # a newer writer's envelope
+        {"type": "poll", "id": "p", "version": 1, "data": {}, "extra": [1, {"a": None}]},
+    ],
+)
+def test_unknown_types_never_fail_and_re_encode_exactly(document: dict, caplog: pytest.LogCaptureFixture) -> None:
+    """Robustness: decode of an unknown record type without an id (or any envelope) keeps it."""
+    with caplog.at_level(logging.WARNING, logger="agentmsg.records"):
+        record = decode(document)
+    assert isinstance(record, UnknownRecord) and record.type == "poll"
+    assert record.to_dict() == document and json.dumps(record.to_dict()) == json.dumps(document)
+    assert decode(record.to_dict()) == record
+    assert record.id == (document["id"] if isinstance(document.get("id"), str) else None)
+    repr(record)
+    with pytest.raises(ValidationError) as info:
+        decode({"version": 1, "id": "x", "data": {}})  # without a type it is not a record
+    assert (info.value.code, info.value.path) == ("missing", "type")
+
+
 def test_newer_version_of_known_type_is_kept_as_unknown(caplog: pytest.LogCaptureFixture) -> None:
     document = load(DATA / "valid" / "unknown_newer_version.json")
     with caplog.at_level(logging.WARNING, logger="agentmsg.records"):

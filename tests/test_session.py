@@ -99,7 +99,7 @@ def test_chat_init_reply_resumes_the_session() -> None:
     EVENT.validate({"event": name, "payload": payload})
     assert payload["status"] == "success" and payload["messages"] == session.history()
     assert payload["artifacts"][0] == {"id": "a1", "type": "chart", "points": [1, 2]}
-    resumed = SessionReducer(decode(name, payload), clock=_clock())  # type: ignore[arg-type]
+    resumed = SessionReducer(decode(name, payload, sender="server"), clock=_clock())  # type: ignore[arg-type]
     assert resumed.history() == session.history() and resumed.artifacts == session.artifacts
     # The resumed session keeps going: chunks to an old chat message, artifacts to an old tool message.
     resumed.apply(MessageChunk(id="m2", chunk=" Enjoy!"))
@@ -282,3 +282,25 @@ def test_threads_apply_to_one_session() -> None:
     for thread in threads:
         thread.join()
     assert [entry["content"] for entry in session.history()] == ["x" * 500] * 8
+
+
+def test_a_clients_chat_init_cannot_pass_for_the_servers_reply():
+    """Security item 7: a client's chat:init with a status key must not wipe the session history."""
+    server = SessionReducer(clock=_clock())
+    server.receive("chat:send", {"message": "hello"})
+    server.receive("message:start", {"id": "m1", "role": "assistant", "content": "Hi"})
+    before = _state(server)
+    forged = {"status": "success", "messages": [], "artifacts": []}
+    with pytest.raises(ValidationError) as info:
+        server.receive("chat:init", forged)
+    assert (info.value.path, info.value.code) == ("status", "protocol")
+    assert _state(server) == before
+    # a client that says it is a client only joins a room, whatever keys it adds
+    assert server.receive("chat:init", forged, sender="client") == ChatInitRequest()
+    assert _state(server) == before
+    # a client's mirror loads the server's reply only when it says the payload is the server's
+    mirror = SessionReducer(clock=_clock())
+    mirror.receive(*encode(server.to_init()), sender="server")
+    assert mirror.history() == server.history()
+    with pytest.raises(TypeError):
+        decode("chat:init", {}, sender="someone")

@@ -841,7 +841,7 @@ def encode(event: Event) -> tuple[str, dict[str, Any]]:
     return event.EVENT, event.to_dict()
 
 
-def decode(event_name: str, payload: Any) -> Event:
+def decode(event_name: str, payload: Any, *, sender: str | None = None) -> Event:
     """Return the typed event for a wire pair; removed and unknown names are refused.
 
     >>> decode("message:start", {"id": "m1", "role": "assistant", "content": ""})
@@ -854,17 +854,40 @@ def decode(event_name: str, payload: Any) -> Event:
     ...     print(exc)
     event: 'thought:update' was removed from the protocol; send 'tool:message:start' and 'tool:message:update' (a tool message)
 
-    ``chat:init`` travels both ways: a payload with ``status`` is the server's reply
-    (``ChatInit``), any other the client's request (``ChatInitRequest``). Unknown payload keys
-    are ignored; errors carry the payload path (``patch.status``) and a stable code.
+    ``chat:init`` travels both ways, so its direction is never guessed from the payload:
+    ``sender="server"`` decodes the server's reply (``ChatInit``, which replaces a reducer's
+    history); otherwise it is the client's request (``ChatInitRequest``), and a payload that
+    looks like the server's reply (it has ``status``) is refused unless ``sender`` says whose it
+    is, so a client cannot pass its payload off as the server's:
+
+    >>> decode("chat:init", {"status": "success", "messages": [], "artifacts": []}, sender="server")
+    ChatInit(messages=0, artifacts=0)
+    >>> decode("chat:init", {"status": "success", "messages": [], "artifacts": []})
+    Traceback (most recent call last):
+        ...
+    agentmsg.errors.ValidationError: status: a chat:init payload with a status is the server's reply: decode it with sender='server'
+
+    Unknown payload keys are ignored; errors carry the payload path (``patch.status``) and a
+    stable code.
     """
     if type(event_name) is not str:
         raise expected("a string", event_name, "event")
+    if sender is not None and sender != "client" and sender != "server":
+        raise TypeError("sender must be 'client', 'server' or None")
     cls = _BY_NAME.get(event_name)
     if cls is None:
         if event_name == "chat:init":
             payload = expect_object(payload)
-            cls = ChatInit if "status" in payload else ChatInitRequest
+            if sender == "server":
+                cls = ChatInit
+            elif sender == "client" or "status" not in payload:
+                cls = ChatInitRequest
+            else:
+                raise ValidationError(
+                    "a chat:init payload with a status is the server's reply: decode it with sender='server'",
+                    "status",
+                    "protocol",
+                )
         elif event_name in REMOVED_EVENTS:
             raise ValidationError(
                 f"'{event_name}' was removed from the protocol; {REMOVED_EVENTS[event_name]}",

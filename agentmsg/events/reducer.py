@@ -148,7 +148,7 @@ class SessionReducer:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def receive(self, event_name: str, payload: Any) -> Event:
+    def receive(self, event_name: str, payload: Any, *, sender: str | None = None) -> Event:
         """Decode a wire pair, apply it, and return the event.
 
         >>> try:
@@ -156,8 +156,12 @@ class SessionReducer:
         ... except ValidationError as exc:
         ...     print(exc)
         progress: must be between 0 and 100
+
+        ``sender`` is as for ``decode``: a client's mirror of the session passes
+        ``sender="server"`` to load the server's ``chat:init`` reply; a server never does, so a
+        client's ``chat:init`` cannot replace the history.
         """
-        event = decode(event_name, payload)
+        event = decode(event_name, payload, sender=sender)
         self.apply(event)
         return event
 

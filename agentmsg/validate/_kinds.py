@@ -208,7 +208,9 @@ def check_event(doc: Any) -> object:
     if name is None:
         raise missing("event")
     try:
-        return decode_event(name, data["payload"])
+        payload = data["payload"]
+        sender = "server" if name == "chat:init" and type(payload) is dict and "status" in payload else None
+        return decode_event(name, payload, sender=sender)  # a recorded stream holds both directions
     except ValidationError as exc:
         if exc.path == "event" and exc.code in ("type", "removed", "unknown"):
             raise  # the name is wrong, not the payload
