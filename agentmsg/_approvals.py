@@ -8,9 +8,9 @@ passes ``trust_approvals=True``), and an approval is used once. The table is bou
 the oldest approvals are forgotten, and a forgotten approval goes back to ``pending`` (it asks
 again, it never runs unasked).
 
->>> from agentmsg.tools import ToolCall
->>> call = ToolCall("c1", "ls", {})
->>> note("q", call, "approved"); is_noted("q", call), is_noted("q", ToolCall("c1", "ls", {"a": 1}))
+>>> from types import SimpleNamespace as Call  # a ToolCall: id, name, arguments
+>>> call = Call(id="c1", name="ls", arguments=())
+>>> note("q", call, "approved"); is_noted("q", call), is_noted("q", Call(id="c1", name="ls", arguments=(1,)))
 (True, False)
 >>> consume("q", call); is_noted("q", call)
 False

@@ -44,10 +44,11 @@ class ConversationHistory:
     (one decoded from an Anthropic or Ollama request, whose system text travels apart); a system
     message is then allowed first, and nowhere else:
 
-    >>> ConversationHistory([ChatMessage.user("Hi")])
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ConversationOrderError: messages[0]: the first message must be a system message (ConversationHistory(require_system=False) allows a conversation without one)
+    >>> try:
+    ...     ConversationHistory([ChatMessage.user("Hi")])
+    ... except ConversationOrderError as exc:
+    ...     print(exc.code, exc)
+    system_first messages[0]: the first message must be a system message (ConversationHistory(require_system=False) allows a conversation without one)
     >>> len(ConversationHistory([ChatMessage.user("Hi")], require_system=False))
     1
 

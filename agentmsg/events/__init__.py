@@ -862,10 +862,11 @@ def decode(event_name: str, payload: Any, *, sender: str | None = None) -> Event
 
     >>> decode("chat:init", {"status": "success", "messages": [], "artifacts": []}, sender="server")
     ChatInit(messages=0, artifacts=0)
-    >>> decode("chat:init", {"status": "success", "messages": [], "artifacts": []})
-    Traceback (most recent call last):
-        ...
-    agentmsg.errors.ValidationError: status: a chat:init payload with a status is the server's reply: decode it with sender='server'
+    >>> try:
+    ...     decode("chat:init", {"status": "success", "messages": [], "artifacts": []})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    status: a chat:init payload with a status is the server's reply: decode it with sender='server'
 
     Unknown payload keys are ignored; errors carry the payload path (``patch.status``) and a
     stable code.

@@ -199,10 +199,11 @@ class FileResolver:
 def open_confined(root: str | None, path: object, confine_absolute: bool = True) -> int:
     """Return a read-only, non-blocking descriptor of ``path`` under ``root``, raising ``FileAccessError``.
 
-    >>> open_confined(None, "notes.txt")
-    Traceback (most recent call last):
-        ...
-    agentmsg.io.files.FileAccessError: a relative path needs a workspace root (FileResolver(root=...))
+    >>> try:
+    ...     open_confined(None, "notes.txt")
+    ... except FileAccessError as exc:
+    ...     print(exc.code, exc)
+    no_root a relative path needs a workspace root (FileResolver(root=...))
 
     The caller closes the descriptor. This is the one way agentmsg opens a file a conversation
     names (``FileResolver`` and OCR's ``image_bytes`` use it).
