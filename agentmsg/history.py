@@ -123,6 +123,23 @@ class ConversationHistory:
     def __len__(self) -> int:
         return len(self._messages)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConversationHistory):
+            return NotImplemented
+        return self.messages == other.messages and self._require_system == other._require_system
+
+    __hash__ = None  # type: ignore[assignment]  # it changes: equal by its messages, not hashable
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A lock cannot be pickled: rebuild from the messages (each copy gets its own lock).
+        return (_rebuild, (type(self), self.messages, self._require_system))
+
+    def __copy__(self) -> ConversationHistory:
+        return _rebuild(type(self), self.messages, self._require_system)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConversationHistory:
+        return _rebuild(type(self), self.messages, self._require_system)  # messages are immutable
+
     def __iter__(self) -> Iterator[ChatMessage]:
         return iter(self.messages)
 
@@ -177,6 +194,10 @@ class ConversationHistory:
         add, decode = history.add, ChatMessage.from_dict
         map_items(lambda item: add(decode(item)), items)
         return history
+
+
+def _rebuild(cls: type[ConversationHistory], messages: tuple[ChatMessage, ...], require_system: bool) -> ConversationHistory:
+    return cls(messages, require_system=require_system)
 
 
 def _next_state(

@@ -178,3 +178,33 @@ def test_accumulator_errors(deltas: list[ToolCallDelta], path: str, code: str) -
             acc.add(delta)
         acc.finish()
     assert (info.value.path, info.value.code) == (path, code)
+
+
+def test_clear_after_an_unanswered_call_leaves_nothing_pending() -> None:
+    """Guard: clear() resets the pending call ids, and the empty history validates."""
+    history = ConversationHistory([SYS, USER, CALLS])
+    assert history.pending_tool_call_ids == {"a", "b"}
+    history.clear()
+    assert history.pending_tool_call_ids == frozenset() and len(history) == 0
+    history.validate()
+    history.extend([SYS, USER, ASSIST])  # starts over from the first rule
+    history.validate()
+
+
+def test_history_pickles_copies_and_compares_by_messages() -> None:
+    import copy
+    import pickle
+
+    history = ConversationHistory([SYS, USER, CALLS, tool("a")])
+    for twin in (pickle.loads(pickle.dumps(history)), copy.copy(history), copy.deepcopy(history)):
+        assert twin == history and twin is not history
+        assert twin.messages == history.messages and twin.pending_tool_call_ids == {"b"}
+        assert twin._lock is not history._lock
+        twin.add(tool("b"))  # each copy goes on alone
+        assert twin != history and len(history) == 4
+    loose = ConversationHistory([USER], require_system=False)
+    assert pickle.loads(pickle.dumps(loose)) == loose and not copy.copy(loose).require_system
+    assert ConversationHistory([SYS]) == ConversationHistory([SYS]) != ConversationHistory([SYS, USER])
+    assert ConversationHistory() != ConversationHistory(require_system=False)
+    with pytest.raises(TypeError):
+        hash(history)
