@@ -286,8 +286,8 @@ class ToolCall:
             return value if kind is FrozenDict else None
         raise TypeError("type must be one of str, int, float, bool, list, dict")
 
-    def arguments_as(self, cls: type[T], strict: bool = True) -> T:
-        """Return the arguments checked against ``schema_for(cls, strict)`` and built into ``cls``.
+    def arguments_as(self, cls: type[T], strict: bool | None = None) -> T:
+        """Return the arguments checked and built into ``cls``: both shapes a model sends, any buildable type.
 
         >>> from dataclasses import dataclass
         >>> @dataclass(frozen=True)
@@ -302,10 +302,22 @@ class ToolCall:
         ...     print(exc)
         path: expected string, got number
 
-        Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null``
-        for a field with a default gives the default (with ``strict=False`` the field may also
-        be left out). Bad arguments raise ``ValidationError`` with the path; see
-        ``agentmsg.schema.build``.
+        A model may send every key (``null`` for "the default", as strict mode makes it) or leave
+        optional keys out; both are accepted, and so is any type the builder can build (a mixed
+        ``tuple[int, str]`` too), whatever strict *schema generation* could express:
+
+        >>> @dataclass(frozen=True)
+        ... class Forecast:
+        ...     city: str
+        ...     days: int = 1
+        ...     span: tuple[int, str] = (0, "h")
+        >>> call = ToolCall("c", "forecast", {"city": "Oslo", "days": None})
+        >>> call.arguments_as(Forecast), ToolCall("c", "forecast", {"city": "Oslo"}).arguments_as(Forecast)
+        (Forecast(city='Oslo', days=1, span=(0, 'h')), Forecast(city='Oslo', days=1, span=(0, 'h')))
+
+        Nested dataclasses, enums, tuples, sets, literals and datetimes are restored. Bad
+        arguments raise ``ValidationError`` with the path. ``strict=True`` or ``strict=False``
+        checks against ``schema_for(cls, strict)`` exactly, as ``agentmsg.schema.build`` does.
         """
         return _build(cls, self.arguments, strict)  # type: ignore[no-any-return]  # build returns the T it was given
 
@@ -315,7 +327,14 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolCall:
-        """Parse the canonical JSON shape."""
+        """Parse the canonical JSON shape; ``arguments`` is required (``{}`` for none).
+
+        >>> try:
+        ...     ToolCall.from_dict({"id": "c1", "name": "ls"})
+        ... except ValidationError as exc:
+        ...     print(exc.code, exc)
+        missing arguments: is required
+        """
         return tool_call_from_dict(data)
 
     def __repr__(self) -> str:
@@ -325,19 +344,28 @@ class ToolCall:
 _set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
 
 
-def _load_build(cls: Any, arguments: Any, strict: bool) -> Any:
+def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
     """``agentmsg.schema.build``, loaded on the first ``arguments_as``, not with the core.
 
     It rebinds ``_build`` to a direct call, so later calls pay no import statement.
+    ``strict=None`` decodes (both shapes a model sends, any buildable type).
     """
     global _build
-    from .schema import build
+    from .schema import _arguments_builder, build
 
-    _build = lambda cls, arguments, strict: build(cls, arguments, strict=strict)  # noqa: E731
+    def decode_or_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
+        if strict is None:
+            try:
+                return _arguments_builder(cls)(arguments)
+            except RecursionError:
+                raise ValidationError("nested too deeply", "", "depth") from None
+        return build(cls, arguments, strict=strict)
+
+    _build = decode_or_build
     return _build(cls, arguments, strict)
 
 
-_build: Callable[[Any, Any, bool], Any] = _load_build
+_build: Callable[[Any, Any, bool | None], Any] = _load_build
 
 
 def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
@@ -350,14 +378,14 @@ def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
 
 
 def tool_call_from_dict(data: Any) -> ToolCall:
-    """Parse ``{"id", "name", "arguments"}``; missing or null arguments mean ``{}``."""
+    """Parse ``{"id", "name", "arguments"}``; ``arguments`` is required (FR-004a-44): ``{}`` says "none"."""
     if type(data) is not dict:
         data = expect_object(data)
     arguments = data.get("arguments")
     return make_tool_call(
         _check_id(data.get("id"), "id") if "id" in data else _missing("id"),
         check_name(data.get("name")) if "name" in data else _missing("name"),
-        _EMPTY_ARGS if arguments is None else _check_arguments(arguments),
+        _missing("arguments") if arguments is None else _check_arguments(arguments),
     )
 
 

@@ -246,3 +246,50 @@ def test_hand_built_frozendict_is_still_checked_and_frozen() -> None:
         ToolCall("c", "f", FrozenDict({"x": float("nan")}))
     assert info.value.path == "arguments.x"
     assert pickle.loads(pickle.dumps(call)).arguments == call.arguments
+
+
+def test_a_tool_call_without_arguments_is_refused() -> None:
+    """FR-004a-44: arguments are required in the canonical shape; {} says "no arguments"."""
+    from agentmsg import ValidationError as VE
+
+    for doc in ({"id": "c1", "name": "ls"}, {"id": "c1", "name": "ls", "arguments": None}):
+        with pytest.raises(VE) as info:
+            ToolCall.from_dict(doc)
+        assert (info.value.path, info.value.code) == ("arguments", "missing")
+        with pytest.raises(VE) as info:
+            ChatMessage.from_dict({"role": "assistant", "tool_calls": [doc]})
+        assert (info.value.path, info.value.code) == ("tool_calls[0].arguments", "missing")
+    assert ToolCall.from_dict({"id": "c1", "name": "ls", "arguments": {}}).arguments == {}
+
+
+def test_arguments_as_accepts_both_shapes_and_any_buildable_type() -> None:
+    """Decoding is not schema generation: nulls or left-out optional keys, mixed tuples, by default."""
+    import dataclasses
+    from typing import Optional
+
+    from agentmsg import ValidationError as VE
+
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        unit: str = "c"
+
+    @dataclasses.dataclass(frozen=True)
+    class Forecast:
+        city: str
+        days: int = 1
+        span: tuple[int, str] = (0, "h")
+        note: Optional[str] = None
+        inner: Inner = Inner()
+
+    expected = Forecast("Oslo")
+    every_key = {"city": "Oslo", "days": None, "span": None, "note": None, "inner": {"unit": None}}
+    for arguments in ({"city": "Oslo"}, every_key):
+        assert ToolCall("c", "forecast", arguments).arguments_as(Forecast) == expected
+    full = {"city": "Oslo", "days": 3, "span": [2, "d"], "note": "n", "inner": {"unit": "f"}}
+    assert ToolCall("c", "forecast", full).arguments_as(Forecast) == Forecast("Oslo", 3, (2, "d"), "n", Inner("f"))
+    for bad, path in (({"days": 2}, "city"), ({"city": "Oslo", "days": "3"}, "days"), ({"city": "Oslo", "x": 1}, "x")):
+        with pytest.raises(VE) as info:
+            ToolCall("c", "forecast", bad).arguments_as(Forecast)
+        assert info.value.path == path
+    with pytest.raises(TypeError):  # strict schema generation still cannot express the mixed tuple
+        ToolCall("c", "forecast", full).arguments_as(Forecast, strict=True)

@@ -325,7 +325,7 @@ def test_ambiguous_documents_name_the_other_candidates(tmp_path: Path, capsys: p
 
 
 def test_a_document_valid_as_any_candidate_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    doc = {"id": "call_1", "name": "search", "parameters": {"type": "array"}}  # a fine tool call
+    doc = {"id": "call_1", "name": "search", "arguments": {}, "parameters": {"type": "array"}}  # a fine tool call
     assert run([write(tmp_path, "a.json", json.dumps(doc))], capsys)[0] == 0
 
 

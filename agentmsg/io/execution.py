@@ -62,7 +62,7 @@ from .. import _approvals
 from .._frozen import freeze_json, thaw_json
 from ..errors import ValidationError
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..schema import _builder_for, validate_arguments
+from ..schema import _arguments_builder, validate_arguments
 from ..tools import ToolCall, ToolDefinition
 
 __all__ = ["Policy", "Tool", "ToolRegistry", "ApprovalPolicy", "ToolRun", "ToolRunInterrupted", "ToolExecutor"]
@@ -546,7 +546,7 @@ def _builder(hint: Any) -> Callable[[Any], Any] | None:
     if hint in _PLAIN:
         return None
     try:
-        return _builder_for(hint, False)
+        return _arguments_builder(hint)
     except TypeError:  # not supported: the JSON value is passed as it is
         return None
 

@@ -256,7 +256,7 @@ def _generate(tp: Any, strict: bool) -> str:
     return json.dumps(emitter.finish(schema), allow_nan=False)
 
 
-_BUILDERS: dict[tuple[Any, bool], Callable[[Any], Any]] = {}
+_BUILDERS: dict[tuple[Any, object], Callable[[Any], Any]] = {}
 
 
 def _builder_for(tp: Any, strict: bool) -> Callable[[Any], Any]:
@@ -264,6 +264,24 @@ def _builder_for(tp: Any, strict: bool) -> Callable[[Any], Any]:
     builder = compile_builder(tp, strict)
     if _hashable(tp) and len(_BUILDERS) < 1024:
         _BUILDERS[tp, strict] = builder
+    return builder
+
+
+def _arguments_builder(tp: Any) -> Callable[[Any], Any]:
+    """Return the builder of a model's arguments for ``tp``: any type the builder can build.
+
+    Decoding is not schema generation: it accepts both shapes a model sends (optional keys left
+    out, or present with ``null`` for "the default") and the types a strict schema cannot
+    express (a mixed tuple). A type the generator does not support raises ``TypeError``.
+    """
+    try:
+        return _BUILDERS[tp, "arguments"]
+    except (KeyError, TypeError):
+        pass
+    _schema_text(tp, False)
+    builder = compile_builder(tp, False, null_default=True)
+    if _hashable(tp) and len(_BUILDERS) < 1024:
+        _BUILDERS[tp, "arguments"] = builder
     return builder
 
 

@@ -31,9 +31,13 @@ Conv = Callable[[Any], Any]
 _MISS: Any = object()
 
 
-def compile_builder(tp: Any, strict: bool) -> Conv:
-    """Return the function that checks a JSON value against ``tp``'s schema and builds it."""
-    return _Builder(strict).conv(t.describe(tp))
+def compile_builder(tp: Any, strict: bool, null_default: bool | None = None) -> Conv:
+    """Return the function that checks a JSON value against ``tp``'s schema and builds it.
+
+    ``null_default`` (default: as ``strict``) lets ``null`` stand for a field's default, the
+    strict-mode shape, also in a non-strict builder (what decoding a model's arguments needs).
+    """
+    return _Builder(strict, strict if null_default is None else null_default).conv(t.describe(tp))
 
 
 def _str(v: object) -> str:
@@ -106,8 +110,9 @@ def _exact(node: t.Node) -> frozenset[type]:
 
 
 class _Builder:
-    def __init__(self, strict: bool) -> None:
+    def __init__(self, strict: bool, null_default: bool) -> None:
         self.strict = strict
+        self.null_default = null_default
         self.objects: dict[type, list[Conv]] = {}
 
     def conv(self, node: t.Node) -> Conv:
@@ -147,7 +152,7 @@ class _Builder:
                 _exact(f.node),
                 self.conv(f.node),
                 self.strict or not f.optional,
-                f.optional and self.strict and not t.accepts_null(f.node),
+                f.optional and self.null_default and not t.accepts_null(f.node),
             )
             for f in obj.fields
         ]
