@@ -279,7 +279,12 @@ def check_int(value: object, path: str, *, minimum: int) -> int:
         raise missing(path) if value is None else expected("an integer", value, path)
     if value < minimum:
         raise ValidationError(f"must be at least {minimum}", path, "value")
+    if value >= _BIG:
+        raise ValidationError("an integer of more than 4300 digits is too large", path, "size")
     return value
+
+
+_BIG = 10**4300  # beyond this, int -> text needs sys.set_int_max_str_digits: no encoder writes it
 
 
 def check_float(value: object, path: str, *, minimum: float, maximum: float = math.inf) -> float:

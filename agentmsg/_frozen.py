@@ -129,12 +129,20 @@ def freeze_object(value: dict[Any, Any], path: str) -> FrozenDict:
 # input pays nothing for paths. A FrozenDict made here carries ``_flat`` (True when no value is a
 # container): it marks the object as already checked, and lets ``thaw_json`` copy it in one call.
 _SCALARS = frozenset((int, bool, type(None)))
+# Python turns an integer of more than 4,300 digits into text only when told to
+# (``sys.set_int_max_str_digits``): every encoder would fail on it later, so it is refused here.
+_BIG = 10**4300
+_TOO_BIG = "an integer of more than 4300 digits is too large (no JSON encoder writes it)"
 
 
 def _freeze(value: object) -> Any:
     t = type(value)
     if t is str:
         return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]  # type() is str checked above, faster than isinstance
+    if t is int:
+        if not -_BIG < value < _BIG:  # type: ignore[operator]  # type() is int checked above
+            raise ValidationError(_TOO_BIG, "", "size")
+        return value
     if t in _SCALARS:
         return value
     if t is float:
@@ -150,7 +158,7 @@ def _freeze(value: object) -> Any:
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
-        return int(value)
+        return _freeze(int(value))
     if isinstance(value, float):
         return _freeze(float(value))
     if isinstance(value, dict):
@@ -167,6 +175,9 @@ def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
         if t is str:
             if not item.isascii():
                 nested = True
+        elif t is int:
+            if not -_BIG < item < _BIG:
+                nested = True  # the item-by-item pass reports it, with its index
         elif t not in _SCALARS:
             nested = True
     if not nested:
@@ -195,6 +206,9 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
         elif t is float:
             if item - item != 0.0:
                 raise ValidationError("must be a finite number", key, "value")
+        elif t is int:
+            if not -_BIG < item < _BIG:
+                raise ValidationError(_TOO_BIG, key, "size")
         elif t not in _SCALARS:
             flat = simple = False
     if simple:

@@ -293,3 +293,32 @@ def test_arguments_as_accepts_both_shapes_and_any_buildable_type() -> None:
         assert info.value.path == path
     with pytest.raises(TypeError):  # strict schema generation still cannot express the mixed tuple
         ToolCall("c", "forecast", full).arguments_as(Forecast, strict=True)
+
+
+def test_integers_beyond_4300_digits_are_refused_where_values_are_checked(tmp_path) -> None:
+    """Robustness: a value every encoder would choke on is refused at construction, with a path."""
+    from agentmsg import ValidationError as VE
+    from agentmsg import to_json
+    from agentmsg.io.store import MessageStore
+    from agentmsg.providers import anthropic, ollama, openai
+    from agentmsg.records import FileReference, ToolResultRecord
+
+    big = 10**4300  # 4301 digits
+    for build, path in [
+        (lambda: ToolCall("c", "f", {"n": big}), "arguments.n"),
+        (lambda: ToolCall("c", "f", {"n": [1, -big]}), "arguments.n[1]"),
+        (lambda: ToolCall.from_dict({"id": "c", "name": "f", "arguments": {"a": {"b": big}}}), "arguments.a.b"),
+        (lambda: ToolResultRecord.success("c", {"rows": [big]}), "output.rows[0]"),
+        (lambda: FileReference(id="f", path="a.txt", start_line=big), "start_line"),
+    ]:
+        with pytest.raises(VE) as info:
+            build()
+        assert (info.value.code, info.value.path) == ("size", path)
+    # the largest accepted integer goes through every encoder
+    edge = ToolCall("c", "f", {"n": big - 1})
+    messages = [ChatMessage.system("s"), ChatMessage.user("u"), ChatMessage.assistant(None, [edge]), ChatMessage.tool("c", "ok")]
+    assert str(big - 1) in to_json(messages[2])
+    openai.to_messages(messages), anthropic.to_messages(messages), ollama.to_messages(messages)
+    with MessageStore(tmp_path / "s.db") as store:
+        store.save_many("conv", messages[1:])  # the store keeps no system prompt
+        assert store.load("conv") == tuple(messages[1:])
