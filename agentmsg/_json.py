@@ -1,10 +1,11 @@
-"""JSON text in and out: compact UTF-8 encoding, strict decoding (no NaN, optional duplicate-key refusal)."""
+"""JSON text in and out: compact UTF-8 encoding, strict decoding (no NaN, no duplicate keys)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
+from ._checks import type_name
 from .errors import ValidationError
 
 __all__ = ["to_json", "from_json", "loads_strict"]
@@ -42,7 +43,7 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValidationError(f"duplicate key {key[:40]!r}", "", "json")
+                raise ValidationError(f"duplicate key {key[:40]!r}: JSON objects must not repeat a key", "", "unique")
             seen.add(key)
     return obj
 
@@ -83,12 +84,27 @@ def _load_decode_checked(text: str) -> Any:
 _decode_checked: Callable[[str], Any] = _load_decode_checked
 
 
-def loads_strict(text: str | bytes, *, duplicates: bool = False) -> Any:
-    """Parse JSON, refusing NaN/Infinity (and, with ``duplicates=True``, duplicate keys).
+def loads_strict(text: str | bytes, *, duplicates: bool = True) -> Any:
+    """Parse JSON, refusing NaN/Infinity and duplicate keys (one rule everywhere, as the CLI).
 
-    Errors are ``ValidationError`` with code ``json`` and the line and column. Bytes are decoded
-    as UTF-8, a byte-order mark allowed.
+    >>> try:
+    ...     loads_strict('{"path": "a.txt", "path": "/etc/passwd"}')
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    unique duplicate key 'path': JSON objects must not repeat a key
+    >>> try:
+    ...     loads_strict(3 * 10**9)  # type: ignore[arg-type]
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    type expected JSON text (a string or bytes), got number
+
+    Errors are ``ValidationError`` with code ``json`` and the line and column (``unique`` for a
+    repeated key, ``type`` for something that is not text). Bytes are decoded as UTF-8, a
+    byte-order mark allowed. ``duplicates=False`` keeps the last of repeated keys, as
+    ``json.loads`` does (for text agentmsg wrote itself).
     """
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
+        raise ValidationError(f"expected JSON text (a string or bytes), got {type_name(text)}", "", "type")
     try:
         if not isinstance(text, str):
             text = bytes(text).decode("utf-8-sig")

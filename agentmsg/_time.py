@@ -128,8 +128,8 @@ def parse_timestamp(value: object, path: str) -> datetime:
         raise ValidationError("expected an RFC 3339 timestamp with an offset", path, "pattern")
     try:
         return _date_time(m).astimezone(timezone.utc)
-    except (OverflowError, ValueError):
-        raise ValidationError("timestamp is not a valid date and time", path, "value") from None
+    except (OverflowError, ValueError):  # February 30, or beyond the datetime range in UTC
+        raise ValidationError("timestamp is not a valid date and time", path, "pattern") from None
 
 
 def check_wire_timestamp(value: object, path: str) -> str:
@@ -142,15 +142,30 @@ def check_wire_timestamp(value: object, path: str) -> str:
     ... except ValidationError as exc:
     ...     print(exc)
     timestamp: must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z
+    >>> try:
+    ...     check_wire_timestamp("2023-02-30T12:00:00.000Z", "timestamp")
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    pattern timestamp: is not a date of the calendar (the month has no such day)
     """
     if type(value) is str and _match_wire(value) is not None:
-        return value  # all ASCII: no surrogate check needed
-    text = check_str(value, path)
-    if _match_wire(text) is None:
-        raise ValidationError(
-            "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
-        )
+        text = value  # all ASCII: no surrogate check needed
+    else:
+        text = check_str(value, path)
+        if _match_wire(text) is None:
+            raise ValidationError(
+                "must be an ISO 8601 date-time with a zone, like 2024-05-01T12:00:00.000Z", path, "pattern"
+            )
+    day = int(text[8:10])
+    if day > 28 and day > _days_in_month(int(text[:4]), int(text[5:7])):
+        raise ValidationError("is not a date of the calendar (the month has no such day)", path, "pattern")
     return text
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
 
 
 def now_wire_timestamp() -> str:

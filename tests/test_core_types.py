@@ -322,3 +322,22 @@ def test_integers_beyond_4300_digits_are_refused_where_values_are_checked(tmp_pa
     with MessageStore(tmp_path / "s.db") as store:
         store.save_many("conv", messages[1:])  # the store keeps no system prompt
         assert store.load("conv") == tuple(messages[1:])
+
+
+def test_from_json_takes_text_only_and_refuses_duplicate_keys() -> None:
+    """Robustness: one rule everywhere (duplicates refused, as the CLI); no allocation from a number."""
+    from agentmsg import InvalidArgumentsError, from_json
+    from agentmsg import ValidationError as VE
+
+    for not_text in (3 * 10**9, None, 1.5, ["{}"], {"role": "user"}):
+        with pytest.raises(VE) as info:
+            from_json(not_text, ChatMessage)  # type: ignore[arg-type]
+        assert info.value.code == "type"
+    for text in ('{"role": "user", "content": "a", "content": "b"}', b'{"role": "user", "content": "a", "content": "b"}'):
+        with pytest.raises(VE) as info:
+            from_json(text, ChatMessage)
+        assert info.value.code == "unique" and "'content'" in info.value.message
+    with pytest.raises(InvalidArgumentsError) as info:
+        ToolCall.from_json_arguments("c", "rm", '{"path": "a.txt", "path": "/etc/passwd"}')
+    assert info.value.code == "unique" and info.value.raw_arguments.startswith('{"path"')
+    assert from_json(bytearray(b'{"role": "user", "content": "a"}'), ChatMessage) == ChatMessage.user("a")

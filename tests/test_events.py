@@ -377,3 +377,21 @@ def test_mutated_payloads_raise_only_validation_error(event: Any, data: st.DataO
         return
     # Whatever decodes also encodes to something the schema accepts.
     VALIDATOR.validate(_envelope(*encode(decoded)))
+
+
+@pytest.mark.parametrize("stamp", ["2023-02-30T12:00:00.000Z", "2023-02-29T12:00:00Z", "2024-04-31T00:00:00.000Z", "1900-02-29T00:00:00Z"])
+def test_impossible_dates_are_refused(stamp: str) -> None:
+    """Robustness: a timestamp is checked against the calendar, not only its form."""
+    for name, payload, path in [
+        ("tool:message:complete", {"id": "t1", "status": "completed", "timestamp": stamp}, "timestamp"),
+    ]:
+        with pytest.raises(ValidationError) as info:
+            decode(name, payload)
+        assert (info.value.code, info.value.path) == ("pattern", path)
+    from agentmsg.records import decode as decode_record
+
+    with pytest.raises(ValidationError) as info:
+        decode_record({"type": "tool_result", "version": 1, "id": "r", "data": {
+            "tool_call_id": "c", "status": "success", "output": 1, "finished_at": stamp}})
+    assert info.value.code == "pattern" and info.value.path.endswith("finished_at")
+    assert decode("tool:message:complete", {"id": "t1", "status": "completed", "timestamp": "2024-02-29T12:00:00.000Z"})
