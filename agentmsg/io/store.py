@@ -20,6 +20,13 @@ an unfinished transaction back when the file is next opened). Everything is vali
 serialized before the transaction begins. File databases use WAL mode. The layout's version is
 ``PRAGMA user_version``; opening a database applies the migration steps from its version up to
 ``SCHEMA_VERSION`` in one transaction. One connection serves all threads, behind a lock.
+
+Failures of the database are ``StoreError`` (a ``ProcessingError``) with a stable ``code``, never
+a raw ``sqlite3`` error: ``locked`` (another writer held the lock beyond ``timeout``), ``full``
+(the disk, or the file size limit, is full), ``version`` (a layout newer than this agentmsg: it
+is refused before anything is changed, the journal mode included), ``corrupt`` (not a database),
+``io`` (any other failure of the file or of SQLite). Several stores opening the same new file at
+once wait for each other (bounded by ``timeout``) instead of failing on the journal-mode switch.
 """
 
 from __future__ import annotations
@@ -27,15 +34,43 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from .._checks import check_nonempty, map_items, type_name
 from .._json import loads_strict, to_json
-from ..errors import ValidationError
+from ..errors import ProcessingError, ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 
-__all__ = ["MessageStore", "SCHEMA_VERSION"]
+__all__ = ["MessageStore", "StoreError", "SCHEMA_VERSION"]
+
+R = TypeVar("R")
+
+
+class StoreError(ProcessingError):
+    """The database failed; ``code`` says how: ``locked``, ``full``, ``version``, ``corrupt``, ``io``.
+
+    >>> err = StoreError("the database stayed locked for 10 s", "locked")
+    >>> err.code, str(err)
+    ('locked', 'the database stayed locked for 10 s')
+    """
+
+
+def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
+    """Translate a ``sqlite3`` error into a ``StoreError`` (no SQL, no data in the message)."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    text = str(exc).lower()
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
+        return StoreError(f"the database stayed locked by another writer for {timeout:g} s", "locked")
+    if name.startswith("SQLITE_FULL") or "full" in text or name == "SQLITE_IOERR_WRITE":
+        return StoreError("the disk (or the file size limit) is full: nothing was saved", "full")
+    if name.startswith("SQLITE_NOTADB") or "not a database" in text or name.startswith("SQLITE_CORRUPT"):
+        return StoreError("the file is not a message store database (or it is damaged)", "corrupt")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text:
+        return StoreError(f"the database cannot be opened or written ({name or type(exc).__name__})", "io")
+    return StoreError(f"the database failed ({name or type(exc).__name__})", "io")
 
 SCHEMA_VERSION = 1
 
@@ -95,18 +130,47 @@ class MessageStore:
         self._path = os.fspath(path)
         if not self._path:
             raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
+            raise TypeError("timeout must be a number of seconds >= 0")
+        self._timeout = float(timeout)
         self._lock = threading.Lock()
-        conn = sqlite3.connect(
-            self._path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
         try:
-            if self._path != ":memory:":
-                conn.execute("PRAGMA journal_mode=WAL")
-            _migrate(conn)
+            conn = sqlite3.connect(self._path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise _store_error(exc, timeout) from None
+        try:
+            self._open(conn)
         except BaseException:
             conn.close()
             raise
         self._conn: sqlite3.Connection | None = conn
+
+    def _open(self, conn: sqlite3.Connection) -> None:
+        """Refuse a newer layout first, then switch to WAL and migrate, waiting out other openers."""
+        (version,) = self._retrying(lambda: conn.execute("PRAGMA user_version").fetchone())
+        if version > SCHEMA_VERSION:
+            raise _newer(version)
+        if self._path != ":memory:":
+            self._retrying(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
+        self._retrying(lambda: _migrate(conn))
+
+    def _retrying(self, step: "Callable[[], R]") -> R:
+        """Run ``step``; while the database is busy (another store opening it), retry until ``timeout``.
+
+        SQLite's busy handler does not cover every first-open step (the journal-mode switch of a
+        new file fails at once when another connection holds it), so those are retried here.
+        """
+        deadline = time.monotonic() + self._timeout
+        pause = 0.001
+        while True:
+            try:
+                return step()
+            except sqlite3.Error as exc:
+                error = _store_error(exc, self._timeout)
+                if error.code != "locked" or time.monotonic() >= deadline:
+                    raise error from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     @property
     def path(self) -> str:
@@ -151,9 +215,17 @@ class MessageStore:
             self._write(conversation_id, rows)
         return len(rows)
 
-    def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
+    def _sql(self, step: "Callable[[sqlite3.Connection], R]") -> R:
+        """Run ``step`` on the connection under the lock; ``sqlite3`` errors become ``StoreError``."""
         with self._lock:
             conn = self._connection()
+            try:
+                return step(conn)
+            except sqlite3.Error as exc:
+                raise _store_error(exc, self._timeout) from None
+
+    def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
+        def write(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 (last,) = conn.execute(
@@ -165,8 +237,13 @@ class MessageStore:
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:  # SQLite may have rolled back already (disk full)
+                        pass
                 raise
+
+        self._sql(write)
 
     def load(self, conversation_id: str) -> tuple[ChatMessage, ...]:
         """Return a conversation's messages in the order they were saved (empty if unknown).
@@ -174,19 +251,19 @@ class MessageStore:
         A stored row that no longer parses raises ``ValidationError`` at ``messages[i]``.
         """
         conversation_id = check_nonempty(conversation_id, "conversation_id")
-        with self._lock:
-            rows = self._connection().execute(
+        rows = self._sql(
+            lambda conn: conn.execute(
                 "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
             ).fetchall()
+        )
         return tuple(map_items(lambda row: ChatMessage.from_dict(loads_strict(row[0])), rows, "messages"))
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""
         conversation_id = check_nonempty(conversation_id, "conversation_id")
-        with self._lock:
-            (n,) = self._connection().execute(
-                "SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
-            ).fetchone()
+        (n,) = self._sql(
+            lambda conn: conn.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        )
         return int(n)
 
     def conversations(self) -> tuple[str, ...]:
@@ -197,20 +274,16 @@ class MessageStore:
         ...     store.conversations()
         ('a', 'b')
         """
-        with self._lock:
-            rows = self._connection().execute(
-                "SELECT DISTINCT conversation_id FROM messages ORDER BY conversation_id"
-            ).fetchall()
+        rows = self._sql(
+            lambda conn: conn.execute("SELECT DISTINCT conversation_id FROM messages ORDER BY conversation_id").fetchall()
+        )
         return tuple(row[0] for row in rows)
 
     def delete(self, conversation_id: str) -> int:
         """Remove a conversation's messages; return how many were removed."""
         conversation_id = check_nonempty(conversation_id, "conversation_id")
-        with self._lock:
-            cursor = self._connection().execute(
-                "DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)
-            )
-        return cursor.rowcount
+        cursor = self._sql(lambda conn: conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)))
+        return int(cursor.rowcount)
 
     def close(self) -> None:
         """Close the database (idempotent); saved data stays in the file."""
@@ -238,11 +311,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > SCHEMA_VERSION:
-            raise ValidationError(
-                f"database layout version {version} is newer than this agentmsg supports ({SCHEMA_VERSION})",
-                "user_version",
-                "unsupported",
-            )
+            raise _newer(version)
         for step in _MIGRATIONS[version:SCHEMA_VERSION]:
             for statement in step:
                 conn.execute(statement)
@@ -250,5 +319,14 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
         raise
+
+
+def _newer(version: int) -> StoreError:
+    return StoreError(
+        f"database layout version {version} is newer than this agentmsg supports ({SCHEMA_VERSION})", "version"
+    )
