@@ -88,3 +88,18 @@ def test_tool_errors_sent_to_the_model_carry_no_stack_trace():
     ctx.add(result)
     sent = str([m.to_dict() for m in ctx.to_chat_messages()])
     assert "upstream said no" in sent and "Traceback" not in sent and "line " not in sent
+
+
+def test_resource_cache_with_a_client_never_started_fails_the_record():
+    """Robustness: ResourceCache.resolve with a client that was never started gives a failed record, no RuntimeError."""
+    import sys
+
+    from agentmsg.io.mcp import McpClient, ResourceCache
+    from agentmsg.records import McpResource
+
+    server = Path(__file__).parent / "mcp_server.py"
+    client = McpClient([sys.executable, str(server)], name="docs")  # never started
+    cache = ResourceCache({"docs": client})
+    done = cache.resolve(McpResource(id="m1", server="docs", uri="file:///project/README.md"))
+    assert done.status == "failed" and done.error == "MCP server 'docs' is not started"
+    assert cache.fetches == 0

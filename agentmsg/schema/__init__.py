@@ -279,7 +279,7 @@ def _arguments_builder(tp: Any) -> Callable[[Any], Any]:
     except (KeyError, TypeError):
         pass
     _schema_text(tp, False)
-    builder = compile_builder(tp, False, null_default=True)
+    builder = compile_builder(tp, False, lenient=True)
     if _hashable(tp) and len(_BUILDERS) < 1024:
         _BUILDERS[tp, "arguments"] = builder
     return builder

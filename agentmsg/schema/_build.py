@@ -31,13 +31,14 @@ Conv = Callable[[Any], Any]
 _MISS: Any = object()
 
 
-def compile_builder(tp: Any, strict: bool, null_default: bool | None = None) -> Conv:
+def compile_builder(tp: Any, strict: bool, lenient: bool = False) -> Conv:
     """Return the function that checks a JSON value against ``tp``'s schema and builds it.
 
-    ``null_default`` (default: as ``strict``) lets ``null`` stand for a field's default, the
-    strict-mode shape, also in a non-strict builder (what decoding a model's arguments needs).
+    ``lenient`` (with ``strict=False``) decodes what a model may send rather than what one schema
+    allows: ``null`` stands for a field's default (the strict-mode shape) and a set's repeated
+    items collapse (strict mode cannot say ``uniqueItems``).
     """
-    return _Builder(strict, strict if null_default is None else null_default).conv(t.describe(tp))
+    return _Builder(strict, lenient).conv(t.describe(tp))
 
 
 def _str(v: object) -> str:
@@ -110,9 +111,10 @@ def _exact(node: t.Node) -> frozenset[type]:
 
 
 class _Builder:
-    def __init__(self, strict: bool, null_default: bool) -> None:
+    def __init__(self, strict: bool, lenient: bool = False) -> None:
         self.strict = strict
-        self.null_default = null_default
+        self.lenient = lenient
+        self.null_default = strict or lenient
         self.objects: dict[type, list[Conv]] = {}
 
     def conv(self, node: t.Node) -> Conv:
@@ -121,7 +123,7 @@ class _Builder:
         if isinstance(node, t.Choice):
             return _choice(node)
         if isinstance(node, t.Array):
-            unique = node.kind in (set, frozenset) and not self.strict
+            unique = node.kind in (set, frozenset) and not self.strict and not self.lenient
             return _array(self.conv(node.item), _exact(node.item), node.kind, unique)
         if isinstance(node, t.Fixed):
             return _fixed([self.conv(n) for n in node.items], len(set(node.items)) == 1)
