@@ -736,3 +736,78 @@ def test_message_shaped_json_agrees_with_the_core(scratch: Path, value: Any) -> 
 def test_lines_with_garbage_get_a_clean_answer(scratch: Path, values: list[Any], garbage: bytes) -> None:
     lines = [json.dumps(v).encode() for v in values] + [garbage]
     _main_on(scratch, b"\n".join(lines), "--jsonl")
+
+
+# -- hostile inputs: sizes, FIFOs, memory (issue 17) --------------------------------------------
+
+BOUNDED = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GiB of address space at most
+sys.path.insert(0, sys.argv[1])
+from agentmsg.validate import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("size", ["30G", "99999999999999999999999G"])
+def test_max_bytes_is_a_bound_not_an_allocation(tmp_path: Path, size: str) -> None:
+    """--max-bytes 30G on a 50-byte file read 30 GB ahead (MemoryError); a huge value overflowed."""
+    doc = write(tmp_path, "c.json", '[\n{"role": "system", "content": "s"},\n{"role": "user", "content": "hi"}\n]\n')
+    result = subprocess.run(
+        [sys.executable, "-c", BOUNDED, str(ROOT), "--max-bytes", size, doc], capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid"
+
+
+def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+    """open() on a FIFO waits for a writer forever; the CLI opens it without blocking."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", str(fifo)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)  # a bound on the test, not a speed assertion
+    assert result.returncode == 1 and "empty input: no JSON document" in result.stdout
+
+
+def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen([sys.executable, "-m", "agentmsg.validate", str(fifo)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        with open(fifo, "w") as pipe:  # blocks until the CLI has opened its end
+            pipe.write('[{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]\n')
+        out, err = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
+    assert reader.returncode == 0 and out.splitlines()[-1] == "1 document, 1 valid, 0 invalid", err
+
+
+MEASURE = r"""
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+from agentmsg.validate import main
+status = main(sys.argv[2:])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, status)
+"""
+
+
+def test_a_big_document_costs_a_small_multiple_of_its_size(tmp_path: Path) -> None:
+    """One multi-line document is held once as bytes, then once as text, then parsed (no extra copies)."""
+    turn = [{"role": "user", "content": "Weather in Paris and Oslo, please? %d"},
+            {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c%d", "name": "weather", "arguments": {"city": "Paris"}}]},
+            {"role": "tool", "tool_call_id": "c%d", "content": "Paris: 18 C, sunny; Oslo: 4 C, rain."},
+            {"role": "assistant", "content": "Paris is mild; Oslo is wet."}]
+    messages = [{"role": "system", "content": "Be brief."}]
+    for i in range(20_000):
+        messages.extend(json.loads(json.dumps(turn).replace("%d", str(i))))
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(messages, indent=1))
+    size_kb = path.stat().st_size // 1024
+    baseline = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT), "--list-kinds"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT), str(path)], capture_output=True, text=True, timeout=300)
+    peak, status = result.stdout.split()[-2:]
+    assert status == "0", result.stdout
+    grown = int(peak) - int(baseline.stdout.split()[-2])
+    # json.loads alone costs about 5x the text for such a document; 8x leaves room, 25x did not fit
+    assert grown < 8 * size_kb, (grown, size_kb)

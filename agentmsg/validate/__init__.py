@@ -53,6 +53,7 @@ _JSON_WS = b" \t\r\n"
 _WS_ORDS = frozenset(_JSON_WS)
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
+_NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
 _UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
 
@@ -521,8 +522,9 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
     if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or (not too_long and _looks_like_lines(raw)):
         _check_lines(run, name, stream, raw, lineno)
         return
-    data = raw if too_long else raw + stream.read(limit + 1 - len(raw))
-    if len(data) > limit:
+    data = None if too_long else _read_rest(stream.read, raw, limit)
+    del raw  # hold one copy of the document at a time: bytes, then text
+    if data is None:
         _refuse(run, name, lineno, "document")
         return
     try:
@@ -530,7 +532,25 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
     except UnicodeDecodeError as exc:
         _bad_encoding(run, name, data, lineno, exc)
         return
-    _check(run, name, "\n" * (lineno - 1) + text, 1)
+    del data
+    _check(run, name, text, lineno)
+
+
+def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
+    """Return ``first`` and the rest of the input, read a chunk at a time; None beyond ``limit``.
+
+    Nothing is allocated ahead of what arrives: ``--max-bytes 30G`` on a 50-byte file reads 50 bytes.
+    """
+    chunks = [first]
+    size = len(first)
+    while True:
+        chunk = read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks) if len(chunks) > 1 else first
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
 
 
 def _check_file(run: _Run, name: str) -> None:
@@ -539,7 +559,7 @@ def _check_file(run: _Run, name: str) -> None:
         return
     shown = _printable(name)
     try:
-        with open(name, "rb") as stream:
+        with _open_input(name) as stream:
             _check_stream(run, shown, stream)
     except BrokenPipeError:
         raise  # the report's reader went away: not this file's fault
@@ -635,6 +655,24 @@ def _prog() -> str:
     )
 
 
+def _open_input(name: str) -> IO[bytes]:
+    """Open a file to check without ever blocking in ``open``: a FIFO with no writer reads as empty.
+
+    The file is opened non-blocking (``open`` on a FIFO waits for a writer otherwise), then put
+    back in blocking mode to be read; a FIFO whose writer never came gives end of file at once.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(name, flags | nonblock)
+    try:
+        if nonblock:
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _max_bytes(text: str) -> int:
     number = text.strip().lower().rstrip("b")
     digits = number.rstrip("kmgi")
@@ -644,7 +682,7 @@ def _max_bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a size like 1048576, 512K or 64M, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1 byte")
-    return value
+    return min(value, _NO_LIMIT)  # more than memory can hold is no limit (and fits a C size)
 
 
 class _Parser(argparse.ArgumentParser):
