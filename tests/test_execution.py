@@ -413,14 +413,23 @@ def test_ctrl_c_keeps_the_results_finished_before_it():
         time.sleep(2)
         return "late"
 
-    @registry.register
-    def never() -> str:
-        """Never runs."""
-        raise AssertionError("ran after Ctrl-C")
+    ran = []
 
-    executor = ToolExecutor(registry, ApprovalPolicy(default="auto"), timeout=10)
+    @registry.register
+    def third() -> str:
+        """Runs only after Ctrl-C, when the caller processes again."""
+        ran.append("third")
+        return "third"
+
+    executor = ToolExecutor(registry, ApprovalPolicy(default="ask"), timeout=10)
+    approved = request(("first", {}), ("interrupt", {}), ("third", {}), id="ctrl-c").approve("c1").approve("c2").approve("c3")
     with pytest.raises(KeyboardInterrupt) as info:
-        executor.process(request(("first", {}), ("interrupt", {}), ("never", {})))
-    assert isinstance(info.value, ToolRunInterrupted)
-    assert [(r.tool_call_id, r.output) for r in info.value.run.results] == [("c1", "first")]
-    assert info.value.run.request.approvals == ("approved", "approved", "approved")
+        executor.process(approved)
+    assert isinstance(info.value, ToolRunInterrupted) and ran == []
+    run = info.value.run
+    assert [(r.tool_call_id, r.output) for r in run.results] == [("c1", "first")]
+    assert run.request.approvals == ("approved", "approved", "approved")
+    # processing again: the call that never started keeps its approval; the interrupted one asks again
+    again = executor.process(run.request, completed=run.results)
+    assert [(r.tool_call_id, r.output) for r in again.results] == [("c3", "third")]
+    assert again.request.approvals == ("approved", "pending", "approved")

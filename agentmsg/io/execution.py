@@ -347,6 +347,9 @@ class ToolExecutor:
         >>> executor.apply_policy(stored, trust_approvals=True).approvals
         ('denied', 'approved')
         """
+        return self._apply_policy(request, trust_approvals, frozenset())
+
+    def _apply_policy(self, request: ToolRequest, trust_approvals: bool, done: Iterable[str]) -> ToolRequest:
         for item in request.calls:
             if item.name not in self.registry:
                 continue
@@ -357,7 +360,12 @@ class ToolExecutor:
             elif decision == "auto":
                 if item.approval == "pending":
                     request = request.with_approval(item.id, "approved")
-            elif item.approval == "approved" and not trust_approvals and not _approvals.is_noted(request.id, item.call):
+            elif (
+                item.approval == "approved"
+                and not trust_approvals
+                and item.id not in done  # it already ran: its approval was used, not forged
+                and not _approvals.is_noted(request.id, item.call)
+            ):
                 request = request.with_approval(item.id, "pending")
         return request
 
@@ -378,7 +386,7 @@ class ToolExecutor:
         if not isinstance(request, ToolRequest):
             raise TypeError(f"expected a ToolRequest record, got {type(request).__name__}")
         done = {c.tool_call_id if isinstance(c, ToolResultRecord) else c for c in completed}
-        request = self.apply_policy(request, trust_approvals=trust_approvals)
+        request = self._apply_policy(request, trust_approvals, done)
         batches: list[list[tuple[int, ToolCall]]] = []
         unknown: dict[int, ToolResultRecord] = {}
         for index, item in enumerate(request.calls):
@@ -390,7 +398,6 @@ class ToolExecutor:
                 continue
             if item.approval != "approved":
                 continue
-            _approvals.consume(request.id, item.call)  # an approval is used once
             if tool.safe and batches and self._is_safe_batch(batches[-1]):
                 batches[-1].append((index, item.call))
             else:
@@ -398,6 +405,8 @@ class ToolExecutor:
         results: dict[int, ToolResultRecord] = dict(unknown)
         try:
             for batch in batches:
+                for _, call in batch:  # an approval is used once: by the run that starts now
+                    _approvals.consume(request.id, call)
                 if len(batch) == 1:
                     index, call = batch[0]
                     results[index] = self._execute_guarded(call)
