@@ -774,12 +774,25 @@ def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     reader = subprocess.Popen([sys.executable, "-m", "agentmsg.validate", str(fifo)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    import errno
+    import time
+
     try:
-        with open(fifo, "w") as pipe:  # blocks until the CLI has opened its end
+        deadline = time.monotonic() + 60  # a bound on the wait for the CLI to open its end
+        while True:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until a reader is there
+                break
+            except OSError as exc:
+                assert exc.errno == errno.ENXIO and time.monotonic() < deadline and reader.poll() is None, exc
+                time.sleep(0.01)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "w") as pipe:
             pipe.write('[{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]\n')
         out, err = reader.communicate(timeout=60)
     finally:
         reader.kill()
+        reader.wait(10)
     assert reader.returncode == 0 and out.splitlines()[-1] == "1 document, 1 valid, 0 invalid", err
 
 
