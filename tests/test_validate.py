@@ -770,30 +770,26 @@ def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
 
 
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
+    """A writer already waiting on the FIFO (as in a shell pipeline) is read to its end."""
+    import threading
+
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    reader = subprocess.Popen([sys.executable, "-m", "agentmsg.validate", str(fifo)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    import errno
-    import time
 
-    try:
-        deadline = time.monotonic() + 60  # a bound on the wait for the CLI to open its end
-        while True:
-            try:
-                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until a reader is there
-                break
-            except OSError as exc:
-                assert exc.errno == errno.ENXIO and time.monotonic() < deadline and reader.poll() is None, exc
-                time.sleep(0.01)
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "w") as pipe:
+    def writer() -> None:
+        with open(fifo, "w") as pipe:  # waits for the CLI to open its end (counted as a writer meanwhile)
             pipe.write('[{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]\n')
-        out, err = reader.communicate(timeout=60)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        result = subprocess.run([sys.executable, "-m", "agentmsg.validate", str(fifo)], capture_output=True,
+                                text=True, cwd=ROOT, timeout=60)
     finally:
-        reader.kill()
-        reader.wait(10)
-    assert reader.returncode == 0 and out.splitlines()[-1] == "1 document, 1 valid, 0 invalid", err
+        if thread.is_alive():  # the CLI never opened the FIFO: release the writer
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        thread.join(10)
+    assert result.returncode == 0 and result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid", result.stderr
 
 
 MEASURE = r"""
