@@ -93,7 +93,7 @@ def test_exit_2_when_permission_is_denied(tmp_path: Path, capsys: pytest.Capture
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", args[0])
 
-    monkeypatch.setattr("agentmsg.validate.open", refuse, raising=False)
+    monkeypatch.setattr("agentmsg.validate._open_input", refuse)
     status, out, err = run([path], capsys)
     assert status == 2 and "secret.json: Permission denied" in err
 
