@@ -342,8 +342,10 @@ class ChatServer:
     async def on_init(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
             try:
-                request = decode("chat:init", {} if payload is None else payload)
+                request = decode("chat:init", {} if payload is None else payload)  # a client's: no sender
             except ValidationError as exc:
+                if (exc.code, exc.path) == ("protocol", "status"):  # the server's reply, sent by a client
+                    raise ClientError("direction", "status", "chat:init: clients send a request, not the reply") from None
                 raise ClientError.invalid(exc) from None
             if not isinstance(request, ChatInitRequest):
                 raise ClientError("direction", "status", "chat:init: clients send a request, not the reply")
