@@ -93,7 +93,7 @@ def loads_strict(text: str | bytes, *, duplicates: bool = True) -> Any:
     ...     print(exc.code, exc)
     unique duplicate key 'path': JSON objects must not repeat a key
     >>> try:
-    ...     loads_strict(3 * 10**9)  # type: ignore[arg-type]
+    ...     loads_strict(3 * 10**9)  # type: ignore[arg-type]  # not text, on purpose
     ... except ValidationError as exc:
     ...     print(exc.code, exc)
     type expected JSON text (a string or bytes), got number

@@ -190,7 +190,7 @@ def test_messages_name_json_types_never_python_types():
         (lambda: agentmsg.ToolCall("c1", "f", [1]), "arguments", "type", "expected an object, got array"),
         (lambda: agentmsg.ToolCall("c1", "f", {"x": float("nan")}), "arguments.x", "value", "must be a finite number"),
         (lambda: agentmsg.ImageSource.from_dict({"type": "blob"}), "type", "value", "must be one of url, base64, file"),
-        (lambda: agentmsg.ConversationHistory.from_list([{"role": "user", "content": "a"}, {"role": "user"}]),
+        (lambda: agentmsg.ConversationHistory.from_list([{"role": "user", "content": "a"}, {"role": "user"}], require_system=False),
          "[1].content", "missing", "is required for user messages (the empty string is valid)"),
     ],
 )
