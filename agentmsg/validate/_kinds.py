@@ -396,7 +396,7 @@ def check_openai_messages(doc: Any) -> None:
         found = []
     if refused or found:
         raise Problems(_merged(refused, found))
-    history = ConversationHistory()
+    history = ConversationHistory(require_system=False)  # a provider request may have no system prompt
     try:
         for message in messages:
             history.add(message)
