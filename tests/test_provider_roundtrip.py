@@ -16,6 +16,7 @@ import itertools
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,16 +29,27 @@ from agentmsg import (
     TextPart,
     ToolCall,
     ToolDefinition,
+    ValidationError,
 )
 from agentmsg.providers import anthropic, ollama, openai
 from agentmsg.providers._common import dump_arguments
+from agentmsg.tools import to_wire_name
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 NONEMPTY = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 _WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-NAME = st.text(_WORD, min_size=1, max_size=12)
+def _sendable(name: str) -> bool:
+    """A canonical name every codec can put on the wire (a needless ``_x5f_`` is refused)."""
+    try:
+        to_wire_name(name)
+    except ValidationError:
+        return False
+    return True
+
+
+NAME = st.text(_WORD, min_size=1, max_size=12).filter(_sendable)
 ID = st.text(_WORD + "-", min_size=1, max_size=10)
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**9), 10**9) | st.floats(allow_nan=False, allow_infinity=False) | TEXT,
@@ -359,3 +371,16 @@ def test_ollama_response_and_ndjson_stream(message: ChatMessage, data: Any) -> N
     assert text == message.text
     assert r.message == expected
     assert [d.index for d in deltas] == list(range(len(message.tool_calls)))
+
+
+@pytest.mark.parametrize("codec", ["openai", "anthropic", "ollama"])
+def test_a_canonical_name_with_a_needless_escape_is_refused_by_every_codec(codec: str) -> None:
+    """``_x5f_`` escapes only an underscore that starts an escape's text; elsewhere no codec can
+    send it back as it came, so each refuses it with the rule instead of sending a wrong name."""
+    call = ToolCall("call_1", "a_x5f_b", {})
+    messages = [ChatMessage.user("Hi"), ChatMessage.assistant(tool_calls=[call]), ChatMessage.tool("call_1", "ok")]
+    module = {"openai": openai, "anthropic": anthropic, "ollama": ollama}[codec]
+    with pytest.raises(ValidationError) as info:
+        module.to_messages(messages)
+    assert info.value.code == "pattern" and "_x5f_" in str(info.value)
+
