@@ -470,3 +470,18 @@ def test_tool_names_map_to_canonical_names_and_back() -> None:
     with pytest.raises(ValidationError) as info:
         G.from_tools([{"functionDeclarations": [{"name": "9lives", "parametersJsonSchema": {"type": "object"}}]}])
     assert (info.value.path, info.value.code) == ("[0].functionDeclarations[0].name", "pattern")
+
+
+@pytest.mark.parametrize("name", REQUESTS + RESPONSES + STREAMS)
+def test_the_validator_detects_each_fixture_as_its_kind(name: str) -> None:
+    from agentmsg.validate._kinds import Problems, candidates
+
+    doc = load(name)
+    passing = []
+    for kind in candidates(doc):
+        try:
+            kind.check(doc)
+        except (ValidationError, Problems):
+            continue
+        passing.append(kind.name)
+    assert passing and passing[0] == "gemini_" + name.split("_")[0], passing

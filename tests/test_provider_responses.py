@@ -358,3 +358,19 @@ def test_tool_names_map_to_canonical_names_and_back() -> None:
     with pytest.raises(ValidationError) as info:
         R.from_tools([{"type": "function", "name": "db.query", "parameters": {"type": "object"}, "strict": False}])
     assert (info.value.path, info.value.code) == ("[0].name", "pattern")  # OpenAI's own name rule
+
+
+@pytest.mark.parametrize("name", REQUESTS + RESPONSES + STREAMS)
+def test_the_validator_detects_each_fixture_as_its_kind(name: str) -> None:
+    from agentmsg.validate._kinds import Problems, candidates
+
+    doc = load(name)
+    passing = []
+    for kind in candidates(doc):
+        try:
+            kind.check(doc)
+        except (ValidationError, Problems):
+            continue
+        passing.append(kind.name)
+    expected = "responses_" + name.split("_")[0]
+    assert passing and passing[0] == expected, passing

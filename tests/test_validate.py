@@ -278,7 +278,9 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
                      "ollama_request", "openai_messages", "openai_tool", "openai_tools", "anthropic_tool",
                      "anthropic_tools", "ollama_tool", "ollama_tools", "mcp_request", "mcp_notification", "mcp_result",
                      "mcp_error", "openai_response", "anthropic_response", "ollama_response", "openai_stream",
-                     "anthropic_stream", "ollama_stream"]
+                     "anthropic_stream", "ollama_stream", "reasoning_part", "responses_request",
+                     "responses_response", "responses_stream", "gemini_request", "gemini_response",
+                     "gemini_stream"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",

@@ -32,9 +32,10 @@ from ..errors import ConversationOrderError, ValidationError
 from ..events import decode as decode_event
 from ..history import ConversationHistory
 from ..messages import ChatMessage
-from ..providers import anthropic, ollama, openai
+from ..providers import anthropic, gemini, ollama, openai, openai_responses
 from ..records import UnknownRecord
 from ..records import decode as decode_record
+from ..content import ReasoningPart
 from ..streaming import ToolCallDelta
 from ..messages import ToolResult
 from ..tools import ToolCall, ToolDefinition
@@ -463,6 +464,87 @@ def _openai_only(doc: Any) -> bool:
     return False
 
 
+def _in_order_at(messages: tuple[ChatMessage, ...], path: str) -> None:
+    """Check the order as a ConversationHistory; the error names the provider's list."""
+    history = ConversationHistory()
+    try:
+        for message in messages:
+            history.add(message)
+        history.validate()
+    except ConversationOrderError as exc:
+        raise ValidationError(exc.message, path, exc.code) from None
+
+
+def check_responses_request(doc: Any) -> None:
+    """Check an OpenAI Responses request body: model, instructions and input, tools, order.
+
+    >>> try:
+    ...     check_responses_request({"model": "gpt-5", "input": [{"type": "function_call_output", "call_id": "c", "output": "x"}]})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    input: tool message must answer a pending tool call: unknown tool_call_id
+    """
+    body = expect_object(doc)
+    errors: list[ValidationError | ConversationOrderError] = []
+    if type(body.get("model")) is not str:
+        errors.append(missing("model") if body.get("model") is None else expected("a string", body["model"], "model"))
+    messages: tuple[ChatMessage, ...] = ()
+    try:
+        if "input" not in body:
+            raise missing("")
+        messages = openai_responses.from_messages(body["input"], body.get("instructions"))
+    except ValidationError as exc:
+        errors.append(exc if exc.path.startswith("instructions") else exc.prefixed("input"))
+    if body.get("tools") is not None:
+        try:
+            openai_responses.from_tools(body["tools"])
+        except ValidationError as exc:
+            errors.append(exc.prefixed("tools"))
+    if errors:
+        raise Problems(errors)
+    _in_order_at(messages, "input")
+
+
+def check_gemini_request(doc: Any) -> None:
+    """Check a Gemini generateContent request body: systemInstruction, contents, tools, order.
+
+    >>> try:
+    ...     check_gemini_request({"contents": [{"role": "model", "parts": [{"text": "Hi"}]}]})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    contents: the user must speak first
+    """
+    body = expect_object(doc)
+    errors: list[ValidationError | ConversationOrderError] = []
+    messages: tuple[ChatMessage, ...] = ()
+    system = body.get("systemInstruction", body.get("system_instruction"))
+    try:
+        if "contents" not in body:
+            raise missing("")
+        messages = gemini.from_messages(body["contents"], system)
+    except ValidationError as exc:
+        errors.append(exc if exc.path.startswith("systemInstruction") else exc.prefixed("contents"))
+    if body.get("tools") is not None:
+        try:
+            gemini.from_tools(body["tools"])
+        except ValidationError as exc:
+            errors.append(exc.prefixed("tools"))
+    if errors:
+        raise Problems(errors)
+    _in_order_at(messages, "contents")
+
+
+def _reasoning_keys(shape: Shape) -> int:
+    """Detect a reasoning part: a ``type`` and nothing but its fields."""
+    is_array, keys = shape
+    if is_array or keys is None or "type" not in keys or not keys <= _REASONING_KEYS:
+        return 0
+    return 1
+
+
+_REASONING_KEYS = frozenset({"type", "text", "signature", "redacted", "provider", "id", "anchor"})
+
+
 def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
     """Return the checker of a recorded stream: an array of chunks (or events), fed in order."""
 
@@ -548,6 +630,20 @@ _REGISTRY = (
          items("type"), _stream(anthropic.StreamParser)),
     Kind("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
          items("model", "message"), _stream(ollama.StreamParser)),
+    Kind("reasoning_part", "a reasoning part {type: reasoning, text, signature, provider, ...}",
+         _reasoning_keys, ReasoningPart.from_dict, "reasoning_part"),
+    Kind("responses_request", "an OpenAI Responses request body {model, instructions, input, tools}",
+         fields("model", "input"), check_responses_request),
+    Kind("responses_response", "an OpenAI Responses response object {object, status, output, usage}",
+         fields("object", "output"), openai_responses.parse_response),
+    Kind("responses_stream", "a recorded OpenAI Responses stream: an array of events {type, ...}",
+         items("type", "response"), _stream(openai_responses.StreamParser)),
+    Kind("gemini_request", "a Gemini generateContent request body {contents, systemInstruction, tools}",
+         fields("contents"), check_gemini_request),
+    Kind("gemini_response", "a Gemini GenerateContentResponse {candidates, usageMetadata}",
+         fields("candidates"), gemini.parse_response),
+    Kind("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",
+         items("candidates"), _stream(gemini.StreamParser)),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
