@@ -646,3 +646,35 @@ def test_the_example_names_the_install_command_without_the_mcp_sdk(tmp_path):
     assert done.stderr.strip().splitlines() == [
         "examples/agent_loop.py needs the official MCP SDK for its recipe server: pip install mcp"
     ]
+
+
+def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running_it_again():
+    import _thread
+
+    counts = {"first": 0, "second": 0}
+    registry = ToolRegistry()
+
+    @registry.register
+    def first() -> str:
+        """Run first."""
+        counts["first"] += 1
+        return "one"
+
+    @registry.register
+    def second() -> str:
+        """Run second; the first time, the user presses Ctrl-C meanwhile."""
+        counts["second"] += 1
+        if counts["second"] == 1:
+            _thread.interrupt_main()  # KeyboardInterrupt in the thread that waits in run_tools()
+        return "two"
+
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
+    model = two_calls_then_answer([("c1", "first", {}), ("c2", "second", {})])
+    turn.receive(model(turn.request()))
+    with pytest.raises(KeyboardInterrupt):
+        turn.run_tools()
+    assert turn.state == "tools" and counts == {"first": 1, "second": 1}
+    outcome = turn.run(model)  # resume: only what has no result yet runs again
+    assert outcome.status == "completed" and counts["first"] == 1
+    assert outcome.message.text.startswith("one | ")
+    history.validate()

@@ -309,19 +309,20 @@ def test_mcp_notification_and_valid_results(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_conversation_option_checks_the_order_across_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    lines = [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Hi again"},
+    lines = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+             {"role": "user", "content": "Hi again"},
              {"role": "assistant", "tool_calls": [{"id": "c1", "name": "now", "arguments": {}}]}]
     text = "".join(json.dumps(line) + "\n" for line in lines)
     status, out = cli(tmp_path, capsys, text, name="chat.jsonl")
-    assert status == 0 and out.endswith("3 documents, 3 valid, 0 invalid\n")  # each line alone is fine
+    assert status == 0 and out.endswith("4 documents, 4 valid, 0 invalid\n")  # each line alone is fine
     status, out = cli(tmp_path, capsys, text, "--conversation", name="chat.jsonl")
     assert status == 1
     assert out.splitlines() == [
-        "F:2: $: user and assistant messages must alternate: expected an assistant message",
-        "F:3: $: tool calls left unanswered: 1 call",
+        "F:3: $: user and assistant messages must alternate: expected an assistant message",
+        "F:4: $: tool calls left unanswered: 1 call",
         "1 document, 0 valid, 1 invalid",
     ]
-    good = lines[:1] + lines[2:] + [{"role": "tool", "tool_call_id": "c1", "content": "12:00"}]
+    good = lines[:2] + lines[3:] + [{"role": "tool", "tool_call_id": "c1", "content": "12:00"}]
     status, out = cli(tmp_path, capsys, "".join(json.dumps(line) + "\n" for line in good), "--conversation", name="ok.jsonl")
     assert (status, out) == (0, "1 document, 1 valid, 0 invalid\n")
 
