@@ -465,8 +465,12 @@ def _openai_only(doc: Any) -> bool:
 
 
 def _in_order_at(messages: tuple[ChatMessage, ...], path: str) -> None:
-    """Check the order as a ConversationHistory; the error names the provider's list."""
-    history = ConversationHistory()
+    """Check the order as a ConversationHistory; the error names the provider's list.
+
+    The system prompt travels outside the list (``instructions``, ``systemInstruction``), so
+    a provider conversation may have none.
+    """
+    history = ConversationHistory(require_system=False)
     try:
         for message in messages:
             history.add(message)
