@@ -61,7 +61,7 @@ CODES: dict[str, str] = {
     "protocol": "an event or message that the protocol's state does not allow now",
     "removed": "an event or field that was removed from the protocol",
     "provider": "a provider's error body, reported as such",
-    "unsupported": "valid data the target cannot carry: a provider format's limits, a newer store layout",
+    "unsupported": "valid data the target cannot carry: a provider format's limits",
     "pending": "a record that is not ready to render: unresolved, unrecognized, or a tool call without its result",
     "incomplete": "a stream that ended before the provider's end marker (cut off, or empty)",
 }
