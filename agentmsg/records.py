@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, ClassVar, Literal, Optional, TypeVar, Union, cast
+from typing import Any, ClassVar, Literal, TypeVar, Union, cast
 
 from . import _approvals
 from ._checks import (
@@ -167,7 +167,7 @@ class TextRecord:
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "TextRecord"]]
 
     @classmethod
-    def of(cls, role: Union[MessageRole, str], text: str, *, id: Optional[str] = None) -> "TextRecord":
+    def of(cls, role: MessageRole | str, text: str, *, id: str | None = None) -> "TextRecord":
         """Build a one-part text record.
 
         >>> TextRecord.of("assistant", "Done.", id="t2").text
@@ -249,16 +249,16 @@ class ImageRecord:
     source: ImageSource = field(metadata=wire("source", _image_source, decode=nested(_source_from_dict)))
     mode: RecognitionMode = field(default="auto", metadata=wire("mode", check_choice, _RECOGNITION_MODES))
     state: ImageState = field(default="pending", metadata=wire("state", check_choice, _IMAGE_STATES))
-    recognized_by: Optional[Literal["vision", "ocr"]] = field(
+    recognized_by: Literal["vision", "ocr"] | None = field(
         default=None, metadata=wire("recognized_by", check_choice, _USED_MODES, optional=True)
     )
-    analysis: Optional[str] = field(default=None, metadata=wire("analysis", check_str, optional=True))
-    text: Optional[str] = field(default=None, metadata=wire("text", check_str, optional=True))
-    confidence: Optional[float] = field(
+    analysis: str | None = field(default=None, metadata=wire("analysis", check_str, optional=True))
+    text: str | None = field(default=None, metadata=wire("text", check_str, optional=True))
+    confidence: float | None = field(
         default=None, metadata=wire("confidence", check_float, optional=True, minimum=0.0, maximum=1.0)
     )
-    language: Optional[str] = field(default=None, metadata=wire("language", check_nonempty, optional=True))
-    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    language: str | None = field(default=None, metadata=wire("language", check_nonempty, optional=True))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ImageRecord"]]
 
     def __post_init__(self) -> None:
@@ -283,7 +283,7 @@ class ImageRecord:
                 raise ValidationError("must be absent when recognized_by is vision", name, "value")
 
     def with_vision(
-        self, analysis: Optional[str] = None, *, language: Optional[str] = None, source: Optional[ImageSource] = None
+        self, analysis: str | None = None, *, language: str | None = None, source: ImageSource | None = None
     ) -> "ImageRecord":
         """Return a copy recognised by vision (optionally with the model's analysis and a new source).
 
@@ -302,7 +302,7 @@ class ImageRecord:
         )
 
     def with_ocr(
-        self, text: str, *, confidence: Optional[float] = None, language: Optional[str] = None
+        self, text: str, *, confidence: float | None = None, language: str | None = None
     ) -> "ImageRecord":
         """Return a copy recognised by OCR, with the recognised text and its metadata.
 
@@ -424,11 +424,11 @@ class FileReference:
 
     id: str = field(default_factory=new_record_id, metadata=_ID)
     path: str = field(metadata=wire("path", _normalize_path))
-    start_line: Optional[int] = field(default=None, metadata=wire("start_line", check_int, optional=True, minimum=1))
-    end_line: Optional[int] = field(default=None, metadata=wire("end_line", check_int, optional=True, minimum=1))
+    start_line: int | None = field(default=None, metadata=wire("start_line", check_int, optional=True, minimum=1))
+    end_line: int | None = field(default=None, metadata=wire("end_line", check_int, optional=True, minimum=1))
     status: FileStatus = field(default="pending", metadata=wire("status", check_choice, _FILE_STATUSES, required=True))
-    content: Optional[str] = field(default=None, metadata=wire("content", check_str, optional=True))
-    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    content: str | None = field(default=None, metadata=wire("content", check_str, optional=True))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "FileReference"]]
 
     def __post_init__(self) -> None:
@@ -604,7 +604,7 @@ class ToolRequest:
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ToolRequest"]]
 
     @classmethod
-    def of(cls, calls: "tuple[ToolCall, ...] | list[ToolCall]", *, id: Optional[str] = None) -> "ToolRequest":
+    def of(cls, calls: "tuple[ToolCall, ...] | list[ToolCall]", *, id: str | None = None) -> "ToolRequest":
         """Build a request whose calls all await approval.
 
         >>> ToolRequest.of([ToolCall("c1", "ls", {})], id="q").approvals
@@ -731,13 +731,13 @@ class ToolResultRecord:
     tool_call_id: str = field(metadata=wire("tool_call_id", check_nonempty))
     status: ResultStatus = field(metadata=wire("status", check_choice, _RESULT_STATUSES))
     output: Any = field(default=None, metadata=wire("output", freeze_json))
-    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
-    stack_trace: Optional[str] = field(default=None, metadata=wire("stack_trace", check_str, optional=True))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    stack_trace: str | None = field(default=None, metadata=wire("stack_trace", check_str, optional=True))
     recoverable: bool = field(default=False, metadata=wire("recoverable", check_bool))
-    duration_seconds: Optional[float] = field(
+    duration_seconds: float | None = field(
         default=None, metadata=wire("duration_seconds", check_float, optional=True, minimum=0.0)
     )
-    finished_at: Optional[datetime] = field(
+    finished_at: datetime | None = field(
         default=None, metadata=wire("finished_at", check_timestamp, optional=True, decode=parse_timestamp)
     )
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ToolResultRecord"]]
@@ -758,9 +758,9 @@ class ToolResultRecord:
         tool_call_id: str,
         output: Any,
         *,
-        id: Optional[str] = None,
-        duration_seconds: Optional[float] = None,
-        finished_at: Optional[datetime] = None,
+        id: str | None = None,
+        duration_seconds: float | None = None,
+        finished_at: datetime | None = None,
     ) -> "ToolResultRecord":
         """Build a successful result.
 
@@ -782,12 +782,12 @@ class ToolResultRecord:
         tool_call_id: str,
         error: str,
         *,
-        id: Optional[str] = None,
+        id: str | None = None,
         output: Any = None,
-        stack_trace: Optional[str] = None,
+        stack_trace: str | None = None,
         recoverable: bool = False,
-        duration_seconds: Optional[float] = None,
-        finished_at: Optional[datetime] = None,
+        duration_seconds: float | None = None,
+        finished_at: datetime | None = None,
     ) -> "ToolResultRecord":
         """Build a failed result.
 
@@ -882,7 +882,7 @@ class SystemControl:
             raise ValidationError("must differ from old", "new", "value")
 
     @classmethod
-    def mode_change(cls, old: Mode, new: Mode, *, id: Optional[str] = None) -> "SystemControl":
+    def mode_change(cls, old: Mode, new: Mode, *, id: str | None = None) -> "SystemControl":
         """Build a mode-change record.
 
         >>> SystemControl.mode_change("act", "plan", id="s").new
@@ -891,7 +891,7 @@ class SystemControl:
         return cls(id=new_record_id() if id is None else id, kind="mode_change", old=old, new=new)
 
     @classmethod
-    def branch_switch(cls, old: str, new: str, *, id: Optional[str] = None) -> "SystemControl":
+    def branch_switch(cls, old: str, new: str, *, id: str | None = None) -> "SystemControl":
         """Build a branch-switch record.
 
         >>> SystemControl.branch_switch("main", "retry", id="s").to_dict()["data"]
@@ -975,13 +975,13 @@ class McpResource:
     status: ResourceStatus = field(
         default="pending", metadata=wire("status", check_choice, _RESOURCE_STATUSES, required=True)
     )
-    text: Optional[str] = field(default=None, metadata=wire("text", check_str, optional=True))
-    blob: Optional[str] = field(default=None, metadata=wire("blob", _base64, optional=True))
-    mime_type: Optional[str] = field(default=None, metadata=wire("mime_type", _mime_type, optional=True))
-    retrieved_at: Optional[datetime] = field(
+    text: str | None = field(default=None, metadata=wire("text", check_str, optional=True))
+    blob: str | None = field(default=None, metadata=wire("blob", _base64, optional=True))
+    mime_type: str | None = field(default=None, metadata=wire("mime_type", _mime_type, optional=True))
+    retrieved_at: datetime | None = field(
         default=None, metadata=wire("retrieved_at", check_timestamp, optional=True, decode=parse_timestamp)
     )
-    error: Optional[str] = field(default=None, metadata=wire("error", check_nonempty, optional=True))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
     _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "McpResource"]]
 
     def __post_init__(self) -> None:
@@ -1006,9 +1006,9 @@ class McpResource:
         self,
         *,
         retrieved_at: datetime,
-        text: Optional[str] = None,
-        blob: Optional[str] = None,
-        mime_type: Optional[str] = None,
+        text: str | None = None,
+        blob: str | None = None,
+        mime_type: str | None = None,
     ) -> "McpResource":
         """Return a retrieved copy holding ``text`` or ``blob`` (exactly one).
 
@@ -1029,7 +1029,7 @@ class McpResource:
             error=None,
         )
 
-    def fail(self, error: str, *, retrieved_at: Optional[datetime] = None) -> "McpResource":
+    def fail(self, error: str, *, retrieved_at: datetime | None = None) -> "McpResource":
         """Return a failed copy with ``error`` (``retrieved_at`` may say when it was tried).
 
         >>> McpResource(id="m", server="s", uri="x:y").fail("not found").status
@@ -1100,13 +1100,13 @@ class UnknownRecord:
         return value
 
     @property
-    def version(self) -> Optional[int]:
+    def version(self) -> int | None:
         """Return the document's ``version`` (None when it has none, or not an integer)."""
         value = self.document.get("version")
         return value if type(value) is int else None
 
     @property
-    def id(self) -> Optional[str]:
+    def id(self) -> str | None:
         """Return the document's ``id`` (None when it has none, or not a string)."""
         value = self.document.get("id")
         return value if type(value) is str else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from ._checks import check_text, expect_object, get_bool, get_str, type_name
@@ -499,7 +499,8 @@ class ToolDefinition:
     description: str
     parameters: FrozenDict
     strict: bool = False
-    extras: FrozenDict = _NO_EXTRAS
+    # A factory, not a default: Python 3.10's dataclasses refuse any dict-typed default.
+    extras: FrozenDict = field(default_factory=lambda: _NO_EXTRAS)
 
     def __post_init__(self) -> None:
         check_name(self.name)

@@ -271,7 +271,10 @@ def test_disk_full_is_a_store_error(db: Path) -> None:
     root = str(Path(__file__).parent.parent)
     result = subprocess.run([sys.executable, "-c", DISK_FULL, root, str(db)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["StoreError", "full", "True"], result.stdout + result.stderr
+    # Python 3.10's sqlite3 gives no extended error code, and SQLite's text for a write past
+    # the limit is a plain "disk I/O error": there it is the store's 'io' error, not 'full'.
+    code = "full" if sys.version_info >= (3, 11) else "io"
+    assert result.stdout.split() == ["StoreError", code, "True"], result.stdout + result.stderr
     with MessageStore(db) as store:
         assert store.load("c")[0] == ChatMessage.user("small")  # what was saved before is intact
 

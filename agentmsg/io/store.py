@@ -23,7 +23,8 @@ serialized before the transaction begins. File databases use WAL mode. The layou
 
 Failures of the database are ``StoreError`` (a ``ProcessingError``) with a stable ``code``, never
 a raw ``sqlite3`` error: ``locked`` (another writer held the lock beyond ``timeout``), ``full``
-(the disk, or the file size limit, is full), ``version`` (a layout newer than this agentmsg: it
+(the disk, or the file size limit, is full; Python 3.10's ``sqlite3`` cannot tell this from
+other write failures, which are ``io``), ``version`` (a layout newer than this agentmsg: it
 is refused before anything is changed, the journal mode included), ``corrupt`` (not a database),
 ``io`` (any other failure of the file or of SQLite). Several stores opening the same new file at
 once wait for each other (bounded by ``timeout``) instead of failing on the journal-mode switch.
