@@ -293,6 +293,15 @@ class MessageStore:
                 self._conn.close()
                 self._conn = None
 
+    def __del__(self) -> None:
+        # A store dropped without close() closes its connection (Python 3.13 warns otherwise).
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - nothing may escape a finalizer
+                pass
+
     def __enter__(self) -> "MessageStore":
         return self
 
