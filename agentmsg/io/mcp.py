@@ -609,7 +609,8 @@ class HttpTransport:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise socket.timeout
-        if sock is not None and remaining != float("inf"):
+        # fileno() is -1 once the response read its last byte and closed the socket (Python 3.13)
+        if sock is not None and remaining != float("inf") and sock.fileno() != -1:
             sock.settimeout(remaining)
 
     def _read_body(self, response: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
