@@ -88,6 +88,10 @@ class Client:
         self.completed = threading.Event()
         self.errors: list[dict[str, Any]] = []
         self.sio = socketio.Client(reconnection=False)
+        # python-engineio runs each message's handler in a thread of its own, so events could be
+        # recorded out of the order they arrived in; run them on the reading thread, in order.
+        eio_trigger = self.sio.eio._trigger_event
+        self.sio.eio._trigger_event = lambda *args, run_async=False, **kw: eio_trigger(*args, **kw)  # type: ignore[method-assign]
 
         @self.sio.on("*")
         def record(name: str, payload: Any = None) -> None:

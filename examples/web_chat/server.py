@@ -19,8 +19,16 @@ Bad client input never reaches the agent: it is answered with a ``chat:error`` e
 (``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
 Who the caller is: the Socket.IO ``auth`` token (``io({auth: {token}})``) or the HTTP
 ``Authorization: Bearer <token>``; a session belongs to the token that created it (kept in
-memory: a product puts its own authentication here). Without a token a caller is anonymous
+memory, or in Redis with ``--redis``, as a digest of the token: a product puts its own
+authentication here). Without a token a caller is anonymous
 and can open only new sessions.
+
+Several processes (``--store postgresql://...`` or one shared SQLite file, ``--redis redis://...``)
+serve the same sessions: python-socketio's Redis manager carries each room broadcast to the clients
+of every process, and Redis holds who owns which session and which session runs a turn (a lock),
+so a client may ``chat:init`` or ``chat:send`` on any process. A Redis that goes away is logged
+(``redis ... cannot be reached``) and never stops the server: its own clients still get their
+events, and a ``chat:send`` is refused with ``unavailable`` until Redis is back.
 
 The model is a scripted stand-in speaking Anthropic's streamed Messages API (the recipes
 scenario), or ``--model anthropic|openai|ollama`` over plain HTTP (``ANTHROPIC_API_KEY``;
@@ -33,11 +41,14 @@ import argparse
 import asyncio
 import base64
 import binascii
+import hashlib
 import json
 import logging
 import os
 import re
 import sys
+import time
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -207,51 +218,234 @@ def _entries_from_store(messages: tuple[ChatMessage, ...], stamp: str) -> ChatIn
 
 
 class Session:
-    """One conversation: its owner, its chat history for the model, its reducer for the clients."""
+    """One conversation: its chat history for the model, its reducer for the clients."""
 
-    def __init__(self, session_id: str, owner: str, stored: tuple[ChatMessage, ...]) -> None:
+    def __init__(self, session_id: str, stored: tuple[ChatMessage, ...]) -> None:
         self.id = session_id
-        self.owner = owner
+        self.busy = False
+        self.reload(stored)
+
+    def reload(self, stored: tuple[ChatMessage, ...]) -> None:
+        """Start again from the stored messages (another process ran a turn since)."""
         self.history = ConversationHistory([ChatMessage.system(SYSTEM_PROMPT), *stored])
         init = _entries_from_store(stored, "1970-01-01T00:00:00Z") if stored else None
         self.reducer = SessionReducer(init)
-        self.busy = False
+
+    @property
+    def stored(self) -> int:
+        """How many stored messages the history holds (all but the system prompt)."""
+        return len(self.history) - 1
+
+
+# -- who owns which session, which session runs a turn ----------------------------------------------
+
+class Unavailable(ClientError):
+    """Redis (the directory every process shares) cannot be reached: a 503, never a crash."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("unavailable", path, f"{path}: the session directory (Redis) cannot be reached; try again", 503)
+
+
+class LocalDirectory:
+    """The owners of the sessions and the running turns of one process, in memory."""
+
+    def __init__(self) -> None:
+        self.owners: dict[str, str] = {}
+        self.running: set[str] = set()
+
+    async def owner(self, session_id: str) -> str | None:
+        return self.owners.get(session_id)
+
+    async def set_owner(self, session_id: str, user: str) -> str:
+        """Make ``user`` the owner unless the session has one; return the owner."""
+        return self.owners.setdefault(session_id, user)
+
+    async def lock(self, session_id: str) -> bool:
+        if session_id in self.running:
+            return False
+        self.running.add(session_id)
+        return True
+
+    async def unlock(self, session_id: str) -> None:
+        self.running.discard(session_id)
+
+    async def close(self) -> None:
+        pass
+
+
+class RedisDirectory(LocalDirectory):
+    """The same, shared by every process through Redis: one hash of owners, one lock key per running turn.
+
+    An owner never changes, so a known one is kept in memory too. A lock expires after
+    ``LOCK_SECONDS`` (a process that died mid-turn frees its sessions). Redis errors become
+    ``Unavailable`` (logged once per outage), never an exception that reaches the server.
+    """
+
+    LOCK_SECONDS = 600
+
+    def __init__(self, url: str, prefix: str = "web_chat") -> None:
+        super().__init__()
+        import redis.asyncio
+
+        self.redis = redis.asyncio.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        self.where = redis_address(url)
+        self.owners_key, self.lock_prefix = f"{prefix}:owners", f"{prefix}:turn:"
+        self.token = uuid.uuid4().hex  # this process's mark on the locks it holds
+        self.down = False
+
+    async def _call(self, path: str, command: Any) -> Any:
+        try:
+            result = await command
+        except Exception as exc:  # redis.RedisError, OSError, a timeout: all mean "not reachable now"
+            if not self.down:
+                log.error("redis at %s cannot be reached (%s): chat:send is refused with 'unavailable' until it is back",
+                          self.where, type(exc).__name__)
+            self.down = True
+            raise Unavailable(path) from None
+        if self.down:
+            log.warning("redis at %s is reachable again", self.where)
+            self.down = False
+        return result
+
+    async def owner(self, session_id: str) -> str | None:
+        if session_id not in self.owners:
+            owner = await self._call("sessionId", self.redis.hget(self.owners_key, session_id))
+            if owner is None:
+                return None
+            self.owners[session_id] = owner.decode()
+        return self.owners[session_id]
+
+    async def set_owner(self, session_id: str, user: str) -> str:
+        await self._call("sessionId", self.redis.hsetnx(self.owners_key, session_id, user))
+        return await self.owner(session_id) or user
+
+    async def lock(self, session_id: str) -> bool:
+        key = self.lock_prefix + session_id
+        return bool(await self._call("conversation_id", self.redis.set(key, self.token, nx=True, ex=self.LOCK_SECONDS)))
+
+    async def unlock(self, session_id: str) -> None:
+        key = self.lock_prefix + session_id
+        try:  # delete the lock only if it is still ours (it may have expired and been taken)
+            await self._call("conversation_id", self.redis.eval(
+                "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+                1, key, self.token))
+        except Unavailable:
+            pass  # logged; the lock expires on its own
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+
+def redis_address(url: str) -> str:
+    """``host:port/db`` of a Redis URL, without its user name or password (for log lines)."""
+    parsed = urllib.parse.urlsplit(url)
+    return f"{parsed.hostname or 'localhost'}:{parsed.port or 6379}{parsed.path or ''}"
+
+
+class RedisManager(socketio.AsyncRedisManager):
+    """python-socketio's Redis manager, with one clear log line when Redis goes away and when it is back.
+
+    Every broadcast reaches this process's clients first; publishing it to the other processes
+    is skipped for a second after a failure, so an outage costs no connect attempt per event.
+    """
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url, channel="web_chat", logger=logging.getLogger("web_chat.redis"),
+                         redis_options={"socket_connect_timeout": 5})
+        self.where = redis_address(url)
+        self.retry_at = 0.0
+
+    async def _publish(self, data: Any) -> None:
+        if self.retry_at and time.monotonic() < self.retry_at:
+            return
+        try:
+            if not self.connected:
+                self._redis_connect()
+            await self.redis.publish(self.channel, self.json.dumps(data))
+        except Exception as exc:  # redis.RedisError, OSError: the other processes miss this event
+            self.connected = False
+            if not self.retry_at:
+                log.error("redis at %s cannot be reached (%s): broadcasts reach this process's clients only "
+                          "until it is back", self.where, type(exc).__name__)
+            self.retry_at = time.monotonic() + 1.0
+            return
+        if self.retry_at:
+            log.warning("redis at %s is reachable again: broadcasts reach every process", self.where)
+            self.retry_at = 0.0
+
+    async def ready(self, timeout: float = 10.0) -> None:
+        """Start listening now (not at the first connection) and wait until subscribed, within ``timeout``."""
+        server = self.server
+        if not server.manager_initialized:
+            server.manager_initialized = True
+            self.initialize()
+        deadline = time.monotonic() + timeout
+        while not (self.pubsub is not None and self.pubsub.subscribed):
+            if time.monotonic() > deadline:
+                log.error("redis at %s: not subscribed after %.0f s; broadcasts from other processes may be missed",
+                          self.where, timeout)
+                return
+            await asyncio.sleep(0.02)
 
 
 class ChatServer:
     """The process's state: one store, one MCP client, the sessions; the Socket.IO and HTTP handlers."""
 
     def __init__(self, store: MessageStore, recipes: McpClient, provider: Any,
-                 model: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> None:
+                 model: Callable[[dict[str, Any]], Any], params: dict[str, Any], redis: str | None = None) -> None:
         self.store = store
         self.recipes = recipes
         self.provider, self.model, self.params = provider, model, params
         self.sessions: dict[str, Session] = {}
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[],
+        self.manager = RedisManager(redis) if redis else None
+        self.directory = RedisDirectory(redis) if redis else LocalDirectory()
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[], client_manager=self.manager,
                                         max_http_buffer_size=MAX_BODY)
         self.sio.on("connect", self.on_connect)
         self.sio.on("chat:init", self.on_init)
         self.sio.on("chat:send", self.on_send)
         self.sio.on("*", self.on_other)
-        self.app = socketio.ASGIApp(self.sio, other_asgi_app=self.http)
+        self.app = socketio.ASGIApp(self.sio, other_asgi_app=self.http, on_startup=self.startup,
+                                    on_shutdown=self.shutdown)
+
+    async def startup(self) -> None:
+        if self.manager is not None:  # listen to the other processes before the first client connects
+            await self.manager.ready()
+
+    async def shutdown(self) -> None:
+        await self.directory.close()
 
     # -- who may open what
 
-    def session(self, session_id: str | None, user: str) -> Session:
-        """Return the caller's session (created when new); another owner's is refused."""
+    async def session(self, session_id: str | None, user: str) -> Session:
+        """Return the caller's session (created when new, brought up to date); another owner's is refused.
+
+        A stored session nobody owns (its owner was kept by a process or a Redis that is gone)
+        goes to the first token that asks; an anonymous caller may only open new sessions.
+        """
         if session_id is None:
             session_id = uuid.uuid4().hex
         elif not SESSION_ID.fullmatch(session_id):
             raise ClientError("pattern", "sessionId", "sessionId: must be 1 to 64 letters, digits, '_' or '-'")
         session = self.sessions.get(session_id)
-        if session is None:
-            stored = self.store.load(session_id)
-            if stored and user.startswith("anon:"):
+        stored = self.store.load(session_id) if session is None else None
+        owner = await self.directory.owner(session_id)
+        if owner is None:
+            if user.startswith("anon:") and (session is not None or stored):
                 raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
-            session = self.sessions[session_id] = Session(session_id, user, stored)
-        elif session.owner != user:
+            owner = await self.directory.set_owner(session_id, user)
+        if owner != user:
             raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+        if session is None:
+            session = self.sessions.setdefault(session_id, Session(session_id, stored or ()))
+        elif not session.busy:
+            self.refresh(session)
         return session
+
+    def refresh(self, session: Session) -> None:
+        """Reload a session that another process has added to since (its turn ran there)."""
+        if self.store.count(session.id) != session.stored:
+            session.reload(self.store.load(session.id))
 
     def request(self, payload: Any) -> ChatRequest:
         """Decode a ``chat:send`` payload, with the image bounded in size and checked to be an image."""
@@ -278,12 +472,22 @@ class ChatServer:
 
     # -- one agent turn, in a worker thread
 
-    @staticmethod
-    def claim(session: Session) -> None:
-        """Mark the session's turn as running (no await between the check and the mark)."""
+    async def claim(self, session: Session) -> None:
+        """Mark the session's turn as running, here (no await between the check and the mark) and for every process."""
         if session.busy:
             raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running", 409)
         session.busy = True
+        try:
+            if not await self.directory.lock(session.id):
+                raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running", 409)
+        except ClientError:
+            session.busy = False
+            raise
+        self.refresh(session)  # the turns that ran on other processes before this one
+
+    async def release(self, session: Session) -> None:
+        session.busy = False
+        await self.directory.unlock(session.id)
 
     async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
         """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
@@ -330,7 +534,7 @@ class ChatServer:
         token = auth.get("token") if isinstance(auth, dict) else None
         if token is not None and (type(token) is not str or not TOKEN.fullmatch(token)):
             raise socketio.exceptions.ConnectionRefusedError("auth.token: must be 8 to 256 token characters")
-        await self.sio.save_session(sid, {"user": f"token:{token}" if token else f"anon:{sid}"})
+        await self.sio.save_session(sid, {"user": user_of(token) if token else f"anon:{sid}"})
 
     async def _user(self, sid: str) -> str:
         return str((await self.sio.get_session(sid))["user"])
@@ -349,7 +553,7 @@ class ChatServer:
                 raise ClientError.invalid(exc) from None
             if not isinstance(request, ChatInitRequest):
                 raise ClientError("direction", "status", "chat:init: clients send a request, not the reply")
-            session = self.session(request.session_id, await self._user(sid))
+            session = await self.session(request.session_id, await self._user(sid))
         except ClientError as error:
             return await self._refuse(sid, error)
         await self.sio.enter_room(sid, session_room(session.id))
@@ -358,9 +562,9 @@ class ChatServer:
     async def on_send(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
             request = self.request(payload)
-            session = self.session(request.conversation_id, await self._user(sid))
+            session = await self.session(request.conversation_id, await self._user(sid))
             room = session_room(session.id)
-            self.claim(session)
+            await self.claim(session)
             try:
                 await self.sio.enter_room(sid, room)
                 await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
@@ -370,7 +574,7 @@ class ChatServer:
 
                 status = await self.turn(session, request, broadcast)
             finally:
-                session.busy = False
+                await self.release(session)
         except ClientError as error:
             return await self._refuse(sid, error)
         return {"sessionId": session.id, "status": status}
@@ -417,15 +621,15 @@ class ChatServer:
             token = auth[7:] if auth.startswith("Bearer ") else None
             if token is not None and not TOKEN.fullmatch(token):
                 raise ClientError("token", "authorization", "authorization: must be 'Bearer <8 to 256 token characters>'", 401)
-            session = self.session(request.conversation_id, f"token:{token}" if token else f"anon:{uuid.uuid4().hex}")
-            self.claim(session)
+            session = await self.session(request.conversation_id, user_of(token) if token else f"anon:{uuid.uuid4().hex}")
+            await self.claim(session)
         except ClientError as error:
             await _json(send, error.status, error.payload())
             return
         try:
             await self.stream(session, request, send)
         finally:
-            session.busy = False
+            await self.release(session)
 
     async def stream(self, session: Session, request: ChatRequest, send: Any) -> None:
         """Answer a claimed ``POST /api/chat`` with the turn's events as Server-Sent Events."""
@@ -450,6 +654,11 @@ class ChatServer:
         await self.turn(session, request, stream)
         if not gone:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def user_of(token: str) -> str:
+    """The caller a token names; its hash, so the token itself is kept nowhere (Redis included)."""
+    return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 async def _read_body(receive: Any, headers: dict[str, str]) -> bytes:
@@ -482,11 +691,36 @@ async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
     await _respond(send, status, json.dumps(payload).encode(), "application/json")
 
 
+def open_store(spec: str) -> MessageStore:
+    """The store a ``--store`` names: a SQLite file (or ``:memory:``), or a ``postgresql://`` URL."""
+    if spec.startswith(("postgresql://", "postgres://")):
+        sys.exit("--store postgresql://... needs agentmsg's PostgreSQL backend, not on this branch yet")
+    return MessageStore(spec)
+
+
+def check_redis(url: str) -> None:
+    """Exit with a clear line when ``--redis`` names a Redis that cannot be reached at startup."""
+    try:
+        import redis
+    except ImportError:
+        sys.exit('--redis needs the redis package: pip install -e ".[web]"')
+    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        client.ping()
+    except (redis.RedisError, OSError, ValueError) as exc:
+        sys.exit(f"--redis: redis at {redis_address(url)} cannot be reached ({type(exc).__name__})")
+    finally:
+        client.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="server.py", description="The agentmsg reference chat backend.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--store", default="web_chat.db", help="SQLite file of the conversations (or :memory:)")
+    parser.add_argument("--store", default="web_chat.db",
+                        help="the conversations: a SQLite file (or :memory:), or postgresql://... for several processes")
+    parser.add_argument("--redis", metavar="URL",
+                        help="redis://host:port/db shared by several server processes (room broadcasts, owners, locks)")
     parser.add_argument("--model", choices=("scripted", "anthropic", "openai", "ollama"), default="scripted")
     parser.add_argument("--model-name", help="the provider's model name (a default per provider)")
     args = parser.parse_args(argv)
@@ -495,12 +729,24 @@ def main(argv: list[str] | None = None) -> int:
         provider, model, params = anthropic, scripted_model, {"model": "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
     else:
         provider, model, params = http_model(args.model, args.model_name)
+    if args.redis:
+        check_redis(args.redis)
     recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
-    with MessageStore(args.store) as store, McpClient(recipes_cmd, name="recipes", timeout=60) as recipes:
-        chat = ChatServer(store, recipes, provider, model, params)
-        print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {args.store})", flush=True)
-        uvicorn.run(chat.app, host=args.host, port=args.port, log_level="warning", lifespan="off")
+    with open_store(args.store) as store, McpClient(recipes_cmd, name="recipes", timeout=60) as recipes:
+        chat = ChatServer(store, recipes, provider, model, params, redis=args.redis)
+        where = f", redis: {redis_address(args.redis)}" if args.redis else ""
+        print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
+              flush=True)
+        uvicorn.run(chat.app, host=args.host, port=args.port, log_level="warning", lifespan="on")
     return 0
+
+
+def store_name(spec: str) -> str:
+    """A ``--store`` for log lines: a URL without its user name or password."""
+    if "://" not in spec:
+        return spec
+    parsed = urllib.parse.urlsplit(spec)
+    return f"{parsed.scheme}://{parsed.hostname or ''}{':' + str(parsed.port) if parsed.port else ''}{parsed.path}"
 
 
 if __name__ == "__main__":
