@@ -31,3 +31,17 @@ def require_program(name: str, debian_package: str) -> str:
     if path is None:
         pytest.fail(f"{name} is not installed: apt-get install {debian_package} (tests/apt-packages.txt lists it)")
     return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url():  # type: ignore[no-untyped-def]
+    """A PostgreSQL server for this test session (started on first use, removed at the end): its URL.
+
+    Tests that use it are heavy end-to-end tests: mark them ``@e2e``. ``postgres_server.fresh_schema_url``
+    gives a test its own empty schema on it.
+    """
+    from postgres_server import postgres_bindir, running_postgres
+
+    postgres_bindir()  # fails naming the Debian package when PostgreSQL is not installed
+    with running_postgres() as url:
+        yield url
