@@ -219,7 +219,7 @@ def test_programmer_misuse_is_a_type_error_that_names_the_fix(tmp_path):
             codec.to_messages([{"role": "user", "content": "Hi"}])
         with pytest.raises(TypeError, match=r"from_tools\)$"):
             codec.to_tools([{"name": "now"}])
-    with pytest.raises(TypeError, match="path must be a str or os.PathLike, got number"):
+    with pytest.raises(TypeError, match="database must be a path, a postgresql:// URL or a connection factory, got number"):
         MessageStore(5)  # type: ignore[arg-type]
     # the same dict as data is decoded, and bad data stays a ValidationError
     assert openai.from_messages([{"role": "user", "content": "Hi"}])[0].content == "Hi"

@@ -1,4 +1,4 @@
-"""A conversation's chat messages kept in SQLite (the standard library's ``sqlite3``).
+"""A conversation's chat messages kept in SQLite (embedded, the default) or PostgreSQL (shared).
 
 >>> from .. import ChatMessage, ToolCall
 >>> with MessageStore(":memory:") as store:
@@ -11,43 +11,68 @@
 3
 (ChatMessage(role=user, content=<17 chars>), ChatMessage(role=assistant, tool_calls=[call_1:weather]), ChatMessage(role=tool, content=<11 chars>, tool_call_id='call_1'))
 
-Theory of operation. One table, ``messages(conversation_id, seq, role, body)``, keyed by
-``(conversation_id, seq)``: ``body`` is the message's canonical JSON (``to_json``), ``role``
-and ``seq`` are there for SQL (ordering, inspection, the role CHECK). A save runs as one
-``BEGIN IMMEDIATE`` transaction that takes the next ``seq`` numbers and inserts every row, so a
-batch is stored whole or not at all, even if the process dies half way (SQLite's journal rolls
-an unfinished transaction back when the file is next opened). Everything is validated and
-serialized before the transaction begins. File databases use WAL mode. The layout's version is
-``PRAGMA user_version``; opening a database applies the migration steps from its version up to
-``SCHEMA_VERSION`` in one transaction. One connection serves all threads, behind a lock.
+The database is a file path or ``":memory:"`` (the standard library's ``sqlite3``), a
+``postgresql://`` URL (psycopg 3, which the caller installs: the package imports no driver
+until such a URL is opened), or any DB-API 2.0 connection factory of either dialect.
+
+Theory of operation. One table, ``messages(conversation_id, seq, role, body)`` (named
+``agentmsg_messages`` in PostgreSQL, where a shared database may hold someone else's
+``messages``), keyed by ``(conversation_id, seq)``: ``body`` is the message's canonical JSON
+(``to_json``), ``role`` and ``seq`` are there for SQL (ordering, inspection, the role CHECK).
+A save runs as one transaction that first takes the conversation's write lock (SQLite:
+``BEGIN IMMEDIATE``, the database's single writer lock; PostgreSQL: a transaction-scoped
+advisory lock on the conversation id's hash), then the next ``seq`` numbers, then inserts every
+row: a batch is stored whole or not at all, even if the process dies half way, and two writers
+never take the same ``seq`` (the primary key would refuse it anyway). Everything is validated
+and serialized before the transaction begins. SQLite files use WAL mode.
+
+The layout's version is ``PRAGMA user_version`` in SQLite and the one row of
+``agentmsg_schema`` in PostgreSQL; opening a database applies the migration steps from its
+version up to ``SCHEMA_VERSION`` in one transaction, under a lock, so concurrent openers migrate
+once. One connection serves all threads, behind a lock; a PostgreSQL connection that is lost is
+dropped, the call fails, and the next call connects again.
 
 Failures of the database are ``StoreError`` (a ``ProcessingError``) with a stable ``code``, never
-a raw ``sqlite3`` error: ``locked`` (another writer held the lock beyond ``timeout``), ``full``
-(the disk, or the file size limit, is full; Python 3.10's ``sqlite3`` cannot tell this from
-other write failures, which are ``io``), ``version`` (a layout newer than this agentmsg: it
-is refused before anything is changed, the journal mode included), ``corrupt`` (not a database),
-``io`` (any other failure of the file or of SQLite). Several stores opening the same new file at
-once wait for each other (bounded by ``timeout``) instead of failing on the journal-mode switch.
+a raw driver error, and never with SQL, parameters or message content in them: ``locked``
+(another writer held the lock beyond ``timeout``, or a PostgreSQL statement ran past it),
+``full`` (the disk, or the file size limit, is full; Python 3.10's ``sqlite3`` cannot tell this
+from other write failures, which are ``io``), ``version`` (a layout newer than this agentmsg: it
+is refused before anything is changed, the journal mode included), ``corrupt`` (not a database,
+or damaged), ``io`` (any other failure: the file, the server, the connection, the driver).
+PostgreSQL errors are mapped by their SQLSTATE, never by their text. Several stores opening the
+same new database at once wait for each other (bounded by ``timeout``).
 """
 
 from __future__ import annotations
 
+import importlib
+import math
 import os
+import re
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from .._checks import check_nonempty, map_items, type_name
 from .._json import loads_strict, to_json
 from ..errors import ProcessingError, ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
+from ._dialects import DIALECTS, POSTGRESQL, SQLITE, Connection, Cursor, Dialect
 
-__all__ = ["MessageStore", "StoreError", "SCHEMA_VERSION"]
+__all__ = ["MessageStore", "StoreError", "SCHEMA_VERSION", "MAX_CONVERSATION_ID"]
 
 R = TypeVar("R")
+
+SCHEMA_VERSION = 1
+
+# At most this many characters in a conversation id: PostgreSQL's btree keys hold ~2,700 bytes,
+# and an id is a key on both backends (4 bytes per character at worst, so 512 fit everywhere).
+MAX_CONVERSATION_ID = 512
 
 
 class StoreError(ProcessingError):
@@ -59,37 +84,38 @@ class StoreError(ProcessingError):
     """
 
 
-def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
-    """Translate a ``sqlite3`` error into a ``StoreError`` (no SQL, no data in the message)."""
-    name = str(getattr(exc, "sqlite_errorname", ""))
-    text = str(exc).lower()
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
+def _store_error(kind: str, detail: str, timeout: float) -> StoreError:
+    """Build the ``StoreError`` of a classified driver error (no SQL, no data in the message)."""
+    if kind == "locked":
         return StoreError(f"the database stayed locked by another writer for {timeout:g} s", "locked")
-    if name.startswith("SQLITE_FULL") or "full" in text or name == "SQLITE_IOERR_WRITE":
+    if kind == "timeout":
+        return StoreError(
+            f"a statement ran past the store's timeout of {timeout:g} s (a lock held elsewhere, or a slow server)",
+            "locked",
+        )
+    if kind == "transient":
+        return StoreError(f"concurrent writers kept the transaction from completing within {timeout:g} s", "locked")
+    if kind == "full":
         return StoreError("the disk (or the file size limit) is full: nothing was saved", "full")
-    if name.startswith("SQLITE_NOTADB") or "not a database" in text or name.startswith("SQLITE_CORRUPT"):
+    if kind == "corrupt":
         return StoreError("the file is not a message store database (or it is damaged)", "corrupt")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text:
-        return StoreError(f"the database cannot be opened or written ({name or type(exc).__name__})", "io")
-    return StoreError(f"the database failed ({name or type(exc).__name__})", "io")
+    if kind == "open":
+        return StoreError(f"the database cannot be opened or written ({detail})", "io")
+    if kind == "lost":
+        return StoreError(f"the connection to the database failed or was lost ({detail}); the next call connects again", "io")
+    return StoreError(f"the database failed ({detail})", "io")
 
-SCHEMA_VERSION = 1
 
-# _MIGRATIONS[n] takes the layout from version n to n + 1, one statement at a time.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE messages (
-            conversation_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
-            body TEXT NOT NULL,
-            PRIMARY KEY (conversation_id, seq)
-        ) WITHOUT ROWID""",
-    ),
-)
+def _driver_error(exc: BaseException) -> bool:
+    """Tell whether ``exc`` is a DB-API 2.0 driver's ``Error`` (its module has ``apilevel`` '2.0')."""
+    module = sys.modules.get(type(exc).__module__.partition(".")[0])
+    base = getattr(module, "Error", None)
+    return getattr(module, "apilevel", None) == "2.0" and isinstance(base, type) and isinstance(exc, base)
+
 
 _STORED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
-_INSERT = "INSERT INTO messages (conversation_id, seq, role, body) VALUES (?, ?, ?, ?)"
+_INSERT = "INSERT INTO {table} (conversation_id, seq, role, body) VALUES (?, ?, ?, ?)"
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _row(message: object) -> tuple[str, str]:
@@ -106,8 +132,33 @@ def _row(message: object) -> tuple[str, str]:
     return role, to_json(message)
 
 
+def _loaded(row: tuple[str, str]) -> ChatMessage:
+    """Parse a stored row; refuse one whose body is not a stored role or disagrees with its column."""
+    role, body = row
+    message = ChatMessage.from_dict(loads_strict(body))
+    if _STORED_ROLES.get(message.role) != role:  # written past the store: a system prompt, a role swap
+        raise ValidationError("the stored role does not match the stored message (not written by this store)", "role", "value")
+    return message
+
+
+def _conversation_id(value: object) -> str:
+    """Return a valid conversation id: 1 to ``MAX_CONVERSATION_ID`` characters, no NUL."""
+    text = check_nonempty(value, "conversation_id")
+    if len(text) > MAX_CONVERSATION_ID:
+        raise ValidationError(f"must be at most {MAX_CONVERSATION_ID} characters", "conversation_id", "size")
+    if "\x00" in text:
+        raise ValidationError("must not contain NUL characters", "conversation_id", "value")
+    return text
+
+
+def _check_timeout(timeout: object) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0 or math.isinf(timeout):
+        raise TypeError("timeout must be a finite number of seconds >= 0")
+    return float(timeout)
+
+
 class MessageStore:
-    """Save and load a conversation's chat messages in a SQLite database.
+    """Save and load a conversation's chat messages in SQLite or PostgreSQL.
 
     >>> store = MessageStore(":memory:")
     >>> try:
@@ -119,41 +170,99 @@ class MessageStore:
     0
     >>> store.close()
 
-    ``path`` is a file (created if missing, WAL mode) or ``":memory:"``. Messages may be
-    ``ChatMessage`` objects or their canonical dicts; saving validates them all first and
-    writes them in one transaction. ``timeout`` is how long a save waits for another
-    process's write lock, in seconds. Safe to share between threads.
+    ``database`` is a SQLite file (created if missing, WAL mode) or ``":memory:"``; a
+    ``postgresql://`` URL (needs ``pip install psycopg[binary]``); or a callable that returns
+    a new DB-API 2.0 connection (``sqlite3`` or psycopg 3 are recognized; for another driver
+    name its ``dialect``, ``"sqlite"`` or ``"postgresql"``). The store owns the connections it
+    gets from the factory: it sets autocommit (it runs its own transactions) and its timeouts
+    on each, and closes them.
+
+    Messages may be ``ChatMessage`` objects or their canonical dicts; saving validates them all
+    first and writes them in one transaction. ``timeout`` bounds, in seconds, the wait for
+    another writer's lock and, on PostgreSQL, every statement, the connection attempt (at least
+    2 s: libpq's minimum) and a transaction left idle. Safe to share between threads; each
+    process opens its own store.
+
+    >>> import sqlite3
+    >>> with MessageStore(lambda: sqlite3.connect(":memory:", check_same_thread=False)) as store:
+    ...     store.save("c1", ChatMessage.user("Hi"))
+    ...     store.dialect, store.count("c1")
+    ('sqlite', 1)
     """
 
-    def __init__(self, path: "str | os.PathLike[str]", *, timeout: float = 10.0) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or os.PathLike, got {type_name(path)}")
-        self._path = os.fspath(path)
-        if not self._path:
-            raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
-            raise TypeError("timeout must be a number of seconds >= 0")
-        self._timeout = float(timeout)
+    def __init__(
+        self,
+        database: "str | os.PathLike[str] | Callable[[], Any]",
+        *,
+        timeout: float = 10.0,
+        dialect: str | None = None,
+    ) -> None:
+        self._timeout = _check_timeout(timeout)
+        if dialect is not None and dialect not in DIALECTS:
+            raise TypeError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}")
         self._lock = threading.Lock()
-        try:
-            conn = sqlite3.connect(self._path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise _store_error(exc, timeout) from None
+        self._conn: Connection | None = None
+        self._closed = False
+        known: Dialect | None = None if dialect is None else DIALECTS[dialect]
+        if isinstance(database, (str, os.PathLike)):
+            path = os.fspath(database)
+            if not isinstance(path, str):
+                raise TypeError(f"database must be a str path or URL, got {type_name(path)}")
+            if not path:
+                raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
+            if _URL.match(path):
+                self._factory, self._path, known = _url_factory(path, self._timeout), _redacted(path), POSTGRESQL
+            else:
+                self._factory, self._path, known = _sqlite_factory(path, self._timeout), path, SQLITE
+        elif callable(database):
+            self._factory = database
+            self._path = f"<connection factory {getattr(database, '__qualname__', type(database).__name__)}>"
+        else:
+            raise TypeError(f"database must be a path, a postgresql:// URL or a connection factory, got {type_name(database)}")
+        conn = self._connect_raw()
+        self._dialect: Dialect = known if known is not None else _detect(conn)
         try:
             self._open(conn)
         except BaseException:
-            conn.close()
+            _close_quietly(conn)
             raise
-        self._conn: sqlite3.Connection | None = conn
+        self._conn = conn
 
-    def _open(self, conn: sqlite3.Connection) -> None:
-        """Refuse a newer layout first, then switch to WAL and migrate, waiting out other openers."""
-        (version,) = self._retrying(lambda: conn.execute("PRAGMA user_version").fetchone())
+    # -- connections ----------------------------------------------------------------------------
+
+    def _connect_raw(self) -> Connection:
+        """Call the factory; a driver error becomes a ``StoreError``."""
+        try:
+            return self._factory()
+        except Exception as exc:
+            if not _driver_error(exc):
+                raise
+            dialect = getattr(self, "_dialect", None) or _dialect_of_error(exc)
+            kind = dialect.classify(exc)
+            raise _store_error("open" if kind in ("io", "lost") else kind, dialect.detail(exc), self._timeout) from None
+
+    def _open(self, conn: Connection) -> None:
+        """Prepare a connection; refuse a newer layout first, then switch to WAL and migrate."""
+        dialect = self._dialect
+
+        def run(step: Callable[[Cursor], R]) -> R:
+            def on_cursor() -> R:
+                cursor = conn.cursor()
+                try:
+                    return step(cursor)
+                finally:
+                    cursor.close()
+
+            return self._retrying(on_cursor)
+
+        self._retrying(lambda: dialect.prepare(conn, self._timeout))
+        version = run(dialect.read_version)
         if version > SCHEMA_VERSION:
             raise _newer(version)
-        if self._path != ":memory:":
-            self._retrying(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
-        self._retrying(lambda: _migrate(conn))
+        if run(dialect.is_file):
+            run(lambda cursor: cursor.execute("PRAGMA journal_mode=WAL").fetchone())
+        if version < SCHEMA_VERSION:
+            run(lambda cursor: _migrate(conn, cursor, dialect))
 
     def _retrying(self, step: "Callable[[], R]") -> R:
         """Run ``step``; while the database is busy (another store opening it), retry until ``timeout``.
@@ -166,22 +275,67 @@ class MessageStore:
         while True:
             try:
                 return step()
-            except sqlite3.Error as exc:
-                error = _store_error(exc, self._timeout)
-                if error.code != "locked" or time.monotonic() >= deadline:
-                    raise error from None
+            except Exception as exc:
+                if not _driver_error(exc):
+                    raise
+                kind = self._dialect.classify(exc)
+                if kind not in ("locked", "transient") or time.monotonic() >= deadline:
+                    raise _store_error(kind, self._dialect.detail(exc), self._timeout) from None
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
 
     @property
     def path(self) -> str:
-        """Return the database path given at opening."""
+        """Return the database given at opening: the path, the URL without its password, or the factory's name."""
         return self._path
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
+    @property
+    def dialect(self) -> str:
+        """Return the database's SQL dialect: ``"sqlite"`` or ``"postgresql"``."""
+        return self._dialect.name
+
+    def _connection(self) -> Connection:
+        if self._closed:
             raise ValueError("the store is closed; open a new MessageStore")
+        if self._conn is None:  # the last connection was lost: connect again
+            conn = self._connect_raw()
+            try:
+                self._open(conn)
+            except BaseException:
+                _close_quietly(conn)
+                raise
+            self._conn = conn
         return self._conn
+
+    def _sql(self, step: "Callable[[Cursor], R]", *, write: bool = False) -> R:
+        """Run ``step`` on a cursor under the lock; driver errors become ``StoreError``.
+
+        A lost connection is dropped (the next call connects again); a write that lost to a
+        concurrent transaction (PostgreSQL serialization failure or deadlock) is rerun whole
+        until ``timeout``.
+        """
+        with self._lock:
+            deadline = time.monotonic() + self._timeout
+            while True:
+                conn = self._connection()
+                try:
+                    cursor = conn.cursor()
+                    try:
+                        return step(cursor)
+                    finally:
+                        cursor.close()
+                except Exception as exc:
+                    if not _driver_error(exc):
+                        raise
+                    kind = self._dialect.classify(exc)
+                    if kind == "lost" or _broken(conn):
+                        self._conn = None
+                        _close_quietly(conn)
+                        kind = "lost"
+                    if not (write and kind == "transient" and time.monotonic() < deadline):
+                        raise _store_error(kind, self._dialect.detail(exc), self._timeout) from None
+
+    # -- the API ----------------------------------------------------------------------------------
 
     def save(self, conversation_id: str, message: ChatMessage) -> None:
         """Append one message to a conversation.
@@ -191,7 +345,7 @@ class MessageStore:
         ...     store.load("c1")[0].text
         'Hi'
         """
-        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        conversation_id = _conversation_id(conversation_id)
         try:
             row = _row(message)
         except ValidationError as exc:
@@ -208,7 +362,7 @@ class MessageStore:
         ...     print(exc)
         messages[1].role: expected one of 'system', 'user', 'assistant', 'tool'
         """
-        conversation_id = check_nonempty(conversation_id, "conversation_id")
+        conversation_id = _conversation_id(conversation_id)
         if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
             raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
         rows: list[tuple[str, str]] = map_items(_row, messages, "messages")
@@ -216,56 +370,57 @@ class MessageStore:
             self._write(conversation_id, rows)
         return len(rows)
 
-    def _sql(self, step: "Callable[[sqlite3.Connection], R]") -> R:
-        """Run ``step`` on the connection under the lock; ``sqlite3`` errors become ``StoreError``."""
-        with self._lock:
-            conn = self._connection()
-            try:
-                return step(conn)
-            except sqlite3.Error as exc:
-                raise _store_error(exc, self._timeout) from None
-
     def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
+        dialect = self._dialect
+
+        def write(cursor: Cursor) -> None:
+            for statement in dialect.begin_write:
+                cursor.execute(statement)
             try:
-                (last,) = conn.execute(
-                    "SELECT COALESCE(MAX(seq), -1) FROM messages WHERE conversation_id = ?", (conversation_id,)
-                ).fetchone()
-                conn.executemany(
-                    _INSERT, [(conversation_id, last + 1 + i, role, body) for i, (role, body) in enumerate(rows)]
+                dialect.lock_conversation(cursor, conversation_id)
+                cursor.execute(
+                    dialect.sql("SELECT COALESCE(MAX(seq), -1) FROM {table} WHERE conversation_id = ?"),
+                    (conversation_id,),
                 )
-                conn.execute("COMMIT")
+                last = int(cursor.fetchone()[0])
+                cursor.executemany(
+                    dialect.sql(_INSERT),
+                    [(conversation_id, last + 1 + i, role, body) for i, (role, body) in enumerate(rows)],
+                )
+                cursor.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
-                    try:
-                        conn.execute("ROLLBACK")
-                    except sqlite3.Error:  # SQLite may have rolled back already (disk full)
-                        pass
+                _rollback(cursor)
                 raise
 
-        self._sql(write)
+        self._sql(write, write=True)
 
     def load(self, conversation_id: str) -> tuple[ChatMessage, ...]:
         """Return a conversation's messages in the order they were saved (empty if unknown).
 
-        A stored row that no longer parses raises ``ValidationError`` at ``messages[i]``.
+        A stored row that no longer parses, or that was not written by a store (a system
+        message, a body whose role differs from its row's), raises ``ValidationError`` at
+        ``messages[i]``. Keys a ``ChatMessage`` does not have (an ``approval``, say) are not
+        carried: a load returns chat messages and nothing else.
         """
-        conversation_id = check_nonempty(conversation_id, "conversation_id")
-        rows = self._sql(
-            lambda conn: conn.execute(
-                "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
-            ).fetchall()
-        )
-        return tuple(map_items(lambda row: ChatMessage.from_dict(loads_strict(row[0])), rows, "messages"))
+        conversation_id = _conversation_id(conversation_id)
+        sql = self._dialect.sql("SELECT role, body FROM {table} WHERE conversation_id = ? ORDER BY seq")
+
+        def read(cursor: Cursor) -> list[tuple[str, str]]:
+            cursor.execute(sql, (conversation_id,))
+            return list(cursor.fetchall())
+
+        return tuple(map_items(_loaded, self._sql(read), "messages"))
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""
-        conversation_id = check_nonempty(conversation_id, "conversation_id")
-        (n,) = self._sql(
-            lambda conn: conn.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
-        )
-        return int(n)
+        conversation_id = _conversation_id(conversation_id)
+        sql = self._dialect.sql("SELECT COUNT(*) FROM {table} WHERE conversation_id = ?")
+
+        def read(cursor: Cursor) -> int:
+            cursor.execute(sql, (conversation_id,))
+            return int(cursor.fetchone()[0])
+
+        return self._sql(read)
 
     def conversations(self) -> tuple[str, ...]:
         """Return the ids of the stored conversations, sorted.
@@ -275,32 +430,39 @@ class MessageStore:
         ...     store.conversations()
         ('a', 'b')
         """
-        rows = self._sql(
-            lambda conn: conn.execute("SELECT DISTINCT conversation_id FROM messages ORDER BY conversation_id").fetchall()
-        )
-        return tuple(row[0] for row in rows)
+        # Sorted here, by code point, so both backends agree whatever the server's collation.
+        sql = self._dialect.sql("SELECT DISTINCT conversation_id FROM {table}")
+
+        def read(cursor: Cursor) -> list[str]:
+            cursor.execute(sql)
+            return [str(row[0]) for row in cursor.fetchall()]
+
+        return tuple(sorted(self._sql(read)))
 
     def delete(self, conversation_id: str) -> int:
         """Remove a conversation's messages; return how many were removed."""
-        conversation_id = check_nonempty(conversation_id, "conversation_id")
-        cursor = self._sql(lambda conn: conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,)))
-        return int(cursor.rowcount)
+        conversation_id = _conversation_id(conversation_id)
+        sql = self._dialect.sql("DELETE FROM {table} WHERE conversation_id = ?")
+
+        def delete(cursor: Cursor) -> int:
+            cursor.execute(sql, (conversation_id,))
+            return int(cursor.rowcount)
+
+        return self._sql(delete)
 
     def close(self) -> None:
-        """Close the database (idempotent); saved data stays in the file."""
+        """Close the database connection (idempotent); saved data stays."""
         with self._lock:
+            self._closed = True
             if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+                conn, self._conn = self._conn, None
+                _close_quietly(conn)
 
     def __del__(self) -> None:
         # A store dropped without close() closes its connection (Python 3.13 warns otherwise).
         conn = getattr(self, "_conn", None)
         if conn is not None:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - nothing may escape a finalizer
-                pass
+            _close_quietly(conn)
 
     def __enter__(self) -> "MessageStore":
         return self
@@ -309,31 +471,107 @@ class MessageStore:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._conn is None else "open"
+        state = "closed" if self._closed else "open"
         return f"MessageStore({self._path!r}, {state})"
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
-    (version,) = conn.execute("PRAGMA user_version").fetchone()
-    if version == SCHEMA_VERSION:
-        return
-    conn.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another process may migrate too
+def _migrate(conn: Connection, cursor: Cursor, dialect: Dialect) -> None:
+    """Take the layout to ``SCHEMA_VERSION`` in one transaction, re-reading the version under its lock."""
+    dialect.begin_migration(cursor)
     try:
-        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        version = dialect.read_version(cursor)
         if version > SCHEMA_VERSION:
             raise _newer(version)
-        for step in _MIGRATIONS[version:SCHEMA_VERSION]:
+        for step in dialect.migrations[version:SCHEMA_VERSION]:
             for statement in step:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
-        conn.execute("COMMIT")
+                cursor.execute(statement)
+        if version < SCHEMA_VERSION:
+            dialect.write_version(cursor, SCHEMA_VERSION)
+        cursor.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        _rollback(cursor)
         raise
+
+
+def _rollback(cursor: Cursor) -> None:
+    """Roll back the cursor's transaction if one is open; a failure here changes nothing (already gone)."""
+    conn = getattr(cursor, "connection", None)
+    if getattr(conn, "in_transaction", True) is False:  # sqlite3 says; others are asked
+        return
+    try:
+        cursor.execute("ROLLBACK")
+    except Exception:  # noqa: BLE001 - the server may have ended it already (disk full, connection lost)
+        pass
+
+
+def _close_quietly(conn: Connection) -> None:
+    try:
+        conn.close()
+    except Exception:  # noqa: BLE001 - closing a broken connection may fail; it is gone either way
+        pass
+
+
+def _broken(conn: Connection) -> bool:
+    """Tell whether a connection can no longer be used (psycopg's ``closed`` or ``broken``)."""
+    return bool(getattr(conn, "broken", False)) or getattr(conn, "closed", False) is True
+
+
+def _detect(conn: Connection) -> Dialect:
+    """Recognize the dialect from the connection's driver module, or ask the caller to name it."""
+    module = type(conn).__module__.partition(".")[0]
+    if module == "sqlite3":
+        return SQLITE
+    if module in ("psycopg", "psycopg2"):
+        return POSTGRESQL
+    _close_quietly(conn)
+    raise TypeError(f"cannot tell the SQL dialect of a {module} connection: pass dialect='sqlite' or 'postgresql'")
+
+
+def _dialect_of_error(exc: BaseException) -> Dialect:
+    return SQLITE if type(exc).__module__.partition(".")[0] == "sqlite3" else POSTGRESQL
+
+
+def _sqlite_factory(path: str, timeout: float) -> Callable[[], Connection]:
+    def connect() -> Connection:
+        return sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+
+    return connect
+
+
+def _url_factory(url: str, timeout: float) -> Callable[[], Connection]:
+    """Return a psycopg 3 connection factory for a ``postgresql://`` URL (psycopg imported here, lazily)."""
+    scheme = url.partition("://")[0].lower()
+    if scheme not in ("postgresql", "postgres"):
+        raise ValidationError(
+            "only postgresql:// URLs are supported (for another database pass a connection factory)", "path", "value"
+        )
+    try:
+        psycopg: Any = importlib.import_module("psycopg")
+    except ImportError:
+        raise StoreError("a postgresql:// store needs the psycopg driver: pip install psycopg[binary]", "io") from None
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        raise ValidationError("not a valid PostgreSQL URL", "path", "value") from None
+    # libpq bounds the connection attempt in whole seconds, 2 at least; a URL's own value wins.
+    extra = {} if "connect_timeout" in params else {"connect_timeout": max(2, math.ceil(timeout))}
+
+    def connect() -> Connection:
+        return psycopg.connect(url, autocommit=True, **extra)
+
+    return connect
+
+
+def _redacted(url: str) -> str:
+    """Return ``scheme://user@host:port/dbname`` of a URL: no password, no query (it may hold one)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        user = f"{unquote(parts.username)}@" if parts.username else ""
+    except ValueError:
+        return f"{url.partition('://')[0]}://..."
+    return f"{parts.scheme}://{user}{host}{port}{parts.path}"
 
 
 def _newer(version: int) -> StoreError:
