@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agentmsg import ChatMessage, FrozenDict, ImagePart, TextPart, ValidationError, json_schema
 from agentmsg import events as ev
 from agentmsg.events import (
+    ChatCancel,
     ChatEntry,
     ChatInit,
     ChatInitRequest,
@@ -22,13 +23,20 @@ from agentmsg.events import (
     Completion,
     ImageAttachment,
     MessageChunk,
+    MessageEnd,
     MessageStart,
     Progress,
+    ReasoningChunk,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolArtifact,
     ToolEntry,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
+    TurnStart,
     UserEntry,
     decode,
     encode,
@@ -102,11 +110,19 @@ def test_event_names_are_the_protocols() -> None:
     assert ev.EVENT_NAMES == (
         "chat:send",
         "chat:init",
+        "chat:cancel",
+        "tool:approval:response",
+        "turn:start",
         "message:start",
         "message:chunk",
+        "message:end",
+        "reasoning:start",
+        "reasoning:chunk",
+        "reasoning:end",
         "tool:message:start",
         "tool:message:update",
         "tool:message:complete",
+        "tool:approval:request",
         "tool:artifact",
         "progress",
         "completion",
@@ -241,6 +257,23 @@ SAMPLES = [
     Progress(status="running", progress=12.5, message="secret words"),
     Completion.ok({"answer": "secret words", "nested": {"xs": [1, 2]}}, final_artifact_id="a1"),
     Completion.failed("secret words"),
+    ChatCancel(session_id="s1", turn_id="turn_1"),
+    ToolApprovalResponse(session_id="s1", id="t1", approved=False, reason="secret words"),
+    TurnStart(turn_id="turn_1", session_id="s1"),
+    MessageEnd(id="m1"),
+    ReasoningStart(id="r1"),
+    ReasoningChunk(id="r1", chunk="secret thoughts"),
+    ReasoningEnd(id="r1"),
+    ToolApprovalRequest(id="t1", turn_id="turn_1", tool_name="delete", arguments={"name": "secret words"}),  # type: ignore[arg-type]
+    ToolMessageStart(id="t1", tool_name="search", title="", timestamp=T, arguments={"q": "secret words"},  # type: ignore[arg-type]
+                     tool_call_id="call_1"),
+    ToolMessageComplete(id="t1", status="error", timestamp=T, error="secret words"),
+    Completion.failed("secret words", code="cancelled", cancelled=True, turn_id="turn_1"),
+    ChatInit(messages=(
+        UserEntry(id="u1", content="secret words", timestamp=T),
+        ToolEntry(id="t1", status="error", tool_name="x", title="", content="", progress_text="", timestamp=T,
+                  completed_at=T, arguments={"q": "secret words"}, tool_call_id="c1", error="secret words"),  # type: ignore[arg-type]
+    )),
 ]
 
 
@@ -341,8 +374,24 @@ events = st.one_of(
         Progress, status=ids, message=text, artifact_id=st.none() | ids,
         progress=st.integers(0, 100) | st.floats(0, 100),
     ),
-    st.builds(Completion.ok, json_objects, st.none() | ids),
+    st.builds(Completion.ok, json_objects, st.none() | ids, turn_id=st.none() | ids),
     st.builds(Completion.failed, ids),
+    st.builds(Completion.failed, ids, code=st.none() | ids, turn_id=st.none() | ids),
+    st.builds(Completion.failed, ids, code=st.sampled_from([None, "cancelled"]), turn_id=st.none() | ids,
+              cancelled=st.just(True)),
+    st.builds(ChatCancel, session_id=ids, turn_id=st.none() | ids),
+    st.builds(ToolApprovalResponse, session_id=ids, id=ids, approved=st.booleans(), reason=st.none() | ids),
+    st.builds(TurnStart, turn_id=ids, session_id=st.none() | ids),
+    st.builds(MessageEnd, id=ids),
+    st.builds(ReasoningStart, id=ids),
+    st.builds(ReasoningChunk, id=ids, chunk=text),
+    st.builds(ReasoningEnd, id=ids),
+    st.builds(ToolApprovalRequest, id=ids, turn_id=ids, tool_name=ids, arguments=json_objects),
+    st.builds(
+        ToolMessageStart, id=ids, tool_name=ids, title=text, timestamp=timestamps,
+        arguments=st.none() | json_objects, tool_call_id=st.none() | ids,
+    ),
+    st.builds(ToolMessageComplete, id=ids, status=st.just("error"), timestamp=timestamps, error=st.none() | ids),
 )
 
 
@@ -395,3 +444,36 @@ def test_impossible_dates_are_refused(stamp: str) -> None:
             "tool_call_id": "c", "status": "success", "output": 1, "finished_at": stamp}})
     assert info.value.code == "pattern" and info.value.path.endswith("finished_at")
     assert decode("tool:message:complete", {"id": "t1", "status": "completed", "timestamp": "2024-02-29T12:00:00.000Z"})
+
+
+# -- issue 15: the additions are optional, so today's payloads are unchanged ---------------------
+
+
+def test_new_optional_fields_are_omitted_when_absent() -> None:
+    assert encode(ToolMessageStart(id="t1", tool_name="x", title="", timestamp=T))[1].keys() == {
+        "id", "role", "kind", "status", "toolName", "title", "content", "progressText", "timestamp"}
+    assert encode(ToolMessageComplete(id="t1", status="error", timestamp=T))[1] == {
+        "id": "t1", "status": "error", "timestamp": T}
+    assert encode(Completion.failed("x"))[1] == {"success": False, "error": "x"}
+    init = ChatInit(messages=(UserEntry(content="x", timestamp=T),))
+    assert encode(init)[1]["messages"] == [{"role": "user", "content": "x", "timestamp": T}]
+
+
+def test_new_fields_on_the_wire() -> None:
+    start = ToolMessageStart(id="t1", tool_name="x", title="", timestamp=T, arguments={"a": [1]},  # type: ignore[arg-type]
+                             tool_call_id="call_1")
+    payload = encode(start)[1]
+    assert (payload["arguments"], payload["toolCallId"]) == ({"a": [1]}, "call_1")
+    entry = start.to_entry()
+    assert (thaw(entry.arguments), entry.tool_call_id) == ({"a": [1]}, "call_1")
+    assert encode(Completion.ok({}, turn_id="turn_1"))[1]["turnId"] == "turn_1"
+    with pytest.raises(ValidationError) as info:
+        ToolMessageComplete(id="t1", status="completed", timestamp=T, error="x")
+    assert (info.value.path, info.value.code) == ("error", "value")
+    assert set(ev.COMPLETION_CODES) == {"cancelled", "model", "tool", "step_limit", "internal"}
+
+
+def thaw(value: Any) -> Any:
+    from agentmsg._frozen import thaw_json
+
+    return thaw_json(value)

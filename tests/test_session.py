@@ -9,18 +9,27 @@ import pytest
 
 from agentmsg import ValidationError, json_schema
 from agentmsg.events import (
+    ChatCancel,
     ChatInit,
     ChatInitRequest,
     ChatRequest,
     Completion,
     MessageChunk,
+    MessageEnd,
     MessageStart,
     Progress,
+    ReasoningChunk,
+    ReasoningEnd,
+    ReasoningStart,
     SessionReducer,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolArtifact,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
+    TurnStart,
+    UserEntry,
     decode,
     encode,
 )
@@ -304,3 +313,194 @@ def test_a_clients_chat_init_cannot_pass_for_the_servers_reply():
     assert mirror.history() == server.history()
     with pytest.raises(TypeError):
         decode("chat:init", {}, sender="someone")
+
+
+# -- issue 15: turns, message ends, reasoning, approvals, entry ids --------------------------------
+
+
+def _state2(session: SessionReducer) -> tuple[Any, ...]:
+    return (*_state(session), session.turn_id, session.awaiting_approval)
+
+
+def _new_protocol_turn() -> SessionReducer:
+    """A turn of the new protocol: turn:start, reasoning, a text message that ends, an approval."""
+    ids = iter(["u1", "u2", "u3"])
+    session = SessionReducer(clock=_clock(), new_id=lambda: next(ids))
+    for event in [
+        ChatRequest(message="Delete the pancakes", conversation_id="s1"),
+        TurnStart(turn_id="turn_1", session_id="s1"),
+        ReasoningStart(id="r1"),
+        ReasoningChunk(id="r1", chunk="They want a deletion."),
+        ReasoningEnd(id="r1"),
+        MessageStart(id="m1"),
+        MessageChunk(id="m1", chunk="Deleting."),
+        MessageEnd(id="m1"),
+        ToolMessageStart(id="t1", tool_name="delete_recipe", title="Calling delete_recipe", status="pending",
+                         timestamp=T1, arguments={"name": "Pancakes"}, tool_call_id="toolu_1"),  # type: ignore[arg-type]
+        ToolApprovalRequest(id="t1", turn_id="turn_1", tool_name="delete_recipe", arguments={"name": "Pancakes"}),  # type: ignore[arg-type]
+    ]:
+        session.apply(event)
+    return session
+
+
+def test_new_protocol_turn_history_and_round_trip() -> None:
+    session = _new_protocol_turn()
+    assert session.turn_open and session.turn_id == "turn_1"
+    assert session.awaiting_approval == ("t1",)
+    session.apply(ToolApprovalResponse(session_id="s1", id="t1", approved=False, reason="keep them"))
+    assert session.awaiting_approval == ()
+    session.apply(ToolMessageComplete(id="t1", status="error", timestamp=T2, error="The user denied this tool call."))
+    session.apply(Completion.ok({"steps": 1}, turn_id="turn_1"))
+    assert not session.turn_open and session.turn_id == "turn_1"
+    history = session.history()
+    assert history[0] == {"id": "u1", "role": "user", "content": "Delete the pancakes",
+                          "timestamp": "2024-05-01T13:00:00.000Z"}
+    assert [entry.get("id") for entry in history] == ["u1", "m1", "t1"]  # reasoning is not history
+    tool = history[2]
+    assert (tool["arguments"], tool["toolCallId"], tool["error"], tool["status"]) == (
+        {"name": "Pancakes"}, "toolu_1", "The user denied this tool call.", "error")
+    for entry in history:
+        HISTORY_ENTRY.validate(entry)
+    name, payload = encode(session.to_init())
+    EVENT.validate({"event": name, "payload": payload})
+    again = decode(name, payload, sender="server")
+    assert encode(again)[1] == payload  # the snapshot round-trips, ids and tool fields included
+    resumed = SessionReducer(again, clock=_clock(), new_id=lambda: "u2")
+    resumed.apply(ChatRequest(message="And the omelette?"))
+    assert resumed.history()[-1]["id"] == "u2"
+    with pytest.raises(ValidationError) as info:
+        SessionReducer(again, clock=_clock(), new_id=lambda: "m1").apply(ChatRequest(message="x"))
+    assert (info.value.path, info.value.code) == ("id", "unique")
+
+
+def test_user_entries_have_no_id_without_new_id() -> None:
+    session = SessionReducer(clock=_clock())
+    session.apply(ChatRequest(message="Hi"))
+    assert session.history() == [{"role": "user", "content": "Hi", "timestamp": "2024-05-01T13:00:00.000Z"}]
+    assert session.messages[0] == UserEntry(content="Hi", timestamp="2024-05-01T13:00:00.000Z")
+
+
+def test_turn_start_alone_opens_a_turn_and_completion_names_it() -> None:
+    session = SessionReducer(clock=_clock())
+    session.apply(TurnStart(turn_id="turn_9"))
+    assert session.turn_open and session.history() == []
+    session.apply(Completion.failed("stopped", code="cancelled", cancelled=True, turn_id="turn_9"))
+    assert not session.turn_open and session.completion is not None and session.completion.cancelled
+    session.apply(TurnStart(turn_id="turn_10"))  # the next turn
+    assert session.turn_id == "turn_10"
+
+
+def test_old_streams_without_the_new_events_stay_valid() -> None:
+    """A server that never sends message:end may complete with a message open, as before."""
+    session = SessionReducer(clock=_clock())
+    for event in [ChatRequest(message="Hi"), MessageStart(id="m1"), MessageChunk(id="m1", chunk="Hello"),
+                  Completion.ok({}), ChatRequest(message="Again"), MessageStart(id="m2"), Completion.ok({})]:
+        session.apply(event)
+    assert [e["content"] for e in session.history()] == ["Hi", "Hello", "Again", ""]
+
+
+def test_once_message_end_was_seen_every_message_must_end() -> None:
+    session = SessionReducer(clock=_clock())
+    for event in [ChatRequest(message="Hi"), MessageStart(id="m1"), MessageEnd(id="m1"), MessageStart(id="m2"),
+                  MessageChunk(id="m2", chunk="x")]:
+        session.apply(event)
+    before = _state2(session)
+    with pytest.raises(ValidationError, match="message:end first") as info:
+        session.apply(Completion.ok({}))
+    assert info.value.code == "protocol" and _state2(session) == before
+    session.apply(MessageEnd(id="m2"))
+    session.apply(Completion.ok({}))
+
+
+def _open_turn_reasoning_closed() -> SessionReducer:
+    session = SessionReducer(clock=_clock())
+    for event in [
+        ChatRequest(message="Hi"),
+        TurnStart(turn_id="turn_1"),
+        MessageStart(id="m1"),
+        MessageChunk(id="m1", chunk="Hel"),
+        MessageStart(id="m2"),
+        MessageEnd(id="m2"),
+        ReasoningStart(id="r1"),
+        ReasoningEnd(id="r1"),
+        ToolMessageStart(id="t1", tool_name="x", title="", status="running", timestamp=T1),
+        ToolMessageStart(id="t2", tool_name="x", title="", status="pending", timestamp=T1),
+        ToolApprovalRequest(id="t2", turn_id="turn_1", tool_name="x", arguments={}),  # type: ignore[arg-type]
+        ToolMessageStart(id="t3", tool_name="x", title="", status="pending", timestamp=T1),
+        ReasoningStart(id="r2"),
+    ]:
+        session.apply(event)
+    return session
+
+
+REFUSED_15 = {
+    "second_turn_start": (TurnStart(turn_id="turn_2"), "turnId", "protocol", "already running"),
+    "completion_other_turn": (Completion.ok({}, turn_id="turn_2"), "turnId", "protocol", "another turn"),
+    "completion_with_open_reasoning": (Completion.ok({}, turn_id="turn_1"), "", "protocol", "reasoning:end first"),
+    "chunk_after_end": (MessageChunk(id="m2", chunk="x"), "id", "protocol", "already ended"),
+    "end_twice": (MessageEnd(id="m2"), "id", "protocol", "already ended"),
+    "end_unknown": (MessageEnd(id="m9"), "id", "unknown", "never started"),
+    "end_tool_message": (MessageEnd(id="t1"), "id", "protocol", "not a tool message"),
+    "chunk_while_reasoning": (MessageChunk(id="m1", chunk="x"), "id", "protocol", "reasoning is open"),
+    "start_while_reasoning": (MessageStart(id="m5"), "id", "protocol", "reasoning is open"),
+    "tool_start_while_reasoning": (
+        ToolMessageStart(id="t5", tool_name="x", title="", timestamp=T1), "id", "protocol", "reasoning is open"),
+    "second_open_reasoning": (ReasoningStart(id="r3"), "id", "protocol", "reasoning is open"),
+    "reasoning_id_reused": (ReasoningStart(id="r1"), "id", "unique", "already started"),
+    "reasoning_id_is_a_message_id": (ReasoningStart(id="m1"), "id", "unique", "already started"),
+    "message_id_is_a_reasoning_id": (MessageStart(id="r1"), "id", "unique", "already started"),
+    "reasoning_chunk_unknown": (ReasoningChunk(id="r9", chunk="x"), "id", "unknown", "never started"),
+    "reasoning_chunk_after_end": (ReasoningChunk(id="r1", chunk="x"), "id", "protocol", "already ended"),
+    "reasoning_end_twice": (ReasoningEnd(id="r1"), "id", "protocol", "already ended"),
+    "approval_request_running_tool": (
+        ToolApprovalRequest(id="t1", turn_id="turn_1", tool_name="x", arguments={}), "id", "protocol", "pending"),  # type: ignore[arg-type]
+    "approval_request_unknown": (
+        ToolApprovalRequest(id="t9", turn_id="turn_1", tool_name="x", arguments={}), "id", "unknown", "never started"),  # type: ignore[arg-type]
+    "approval_request_chat_message": (
+        ToolApprovalRequest(id="m1", turn_id="turn_1", tool_name="x", arguments={}), "id", "protocol", "tool message"),  # type: ignore[arg-type]
+    "approval_request_other_turn": (
+        ToolApprovalRequest(id="t3", turn_id="turn_2", tool_name="x", arguments={}), "turnId", "protocol", "another turn"),  # type: ignore[arg-type]
+    "approval_response_not_requested": (
+        ToolApprovalResponse(session_id="s1", id="t3", approved=True), "id", "protocol", "no approval is outstanding"),
+    "approval_response_unknown": (
+        ToolApprovalResponse(session_id="s1", id="t9", approved=True), "id", "unknown", "never started"),
+    "cancel_other_turn": (ChatCancel(session_id="s1", turn_id="turn_2"), "turnId", "protocol", "another turn"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_15, ids=str)
+def test_refused_new_events_leave_state_unchanged(case: str) -> None:
+    event, path, code, words = REFUSED_15[case]
+    session = _open_turn_reasoning_closed()
+    if case not in ("completion_with_open_reasoning", "chunk_while_reasoning", "start_while_reasoning",
+                    "tool_start_while_reasoning", "second_open_reasoning"):
+        session.apply(ReasoningEnd(id="r2"))
+    before = _state2(session)
+    with pytest.raises(ValidationError, match=words) as info:
+        session.apply(event)
+    assert (info.value.path, info.value.code) == (path, code)
+    assert _state2(session) == before
+
+
+def test_approval_response_once_and_cleared_by_progress() -> None:
+    session = _open_turn_reasoning_closed()
+    session.apply(ReasoningEnd(id="r2"))
+    assert session.awaiting_approval == ("t2",)
+    session.apply(ToolApprovalResponse(session_id="s1", id="t2", approved=True))
+    with pytest.raises(ValidationError, match="no approval is outstanding"):
+        session.apply(ToolApprovalResponse(session_id="s1", id="t2", approved=True))
+    session.apply(ToolApprovalRequest(id="t3", turn_id="turn_1", tool_name="x", arguments={}))  # type: ignore[arg-type]
+    session.apply(ToolMessageUpdate(id="t3", patch={"status": "running"}))  # type: ignore[arg-type]
+    assert session.awaiting_approval == ()  # the call runs: nothing waits any more
+
+
+def test_cancel_needs_a_running_turn() -> None:
+    session = SessionReducer(clock=_clock())
+    with pytest.raises(ValidationError, match="needs a running turn") as info:
+        session.apply(ChatCancel(session_id="s1"))
+    assert info.value.code == "protocol"
+    session.apply(ChatRequest(message="Hi"))
+    session.apply(ChatCancel(session_id="s1", turn_id="any"))  # the turn has no id yet: nothing to compare
+    session.apply(TurnStart(turn_id="turn_1"))
+    session.apply(ChatCancel(session_id="s1", turn_id="turn_1"))
+    assert session.turn_open  # a cancel changes nothing; the server's completion closes the turn

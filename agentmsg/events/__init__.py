@@ -18,10 +18,14 @@ ToolMessageComplete(id='t1', status=completed)
 event: 'artifact:update' was removed from the protocol; send 'tool:artifact' with the full artifact
 
 Theory of operation. The server emits, for one turn: the client's ``chat:send`` (the user
-message), ``message:start`` and ``message:chunk`` for streamed assistant text (``kind: chat``),
-``tool:message:start`` / ``tool:message:update`` / ``tool:message:complete`` for a tool's visible
-progress (``kind: tool``), ``tool:artifact`` to attach a full artifact to a tool message,
-``progress`` for the overall task, and one ``completion`` that closes the turn. A
+message), ``turn:start`` (the turn's id), ``reasoning:start`` / ``reasoning:chunk`` /
+``reasoning:end`` for the model's readable reasoning, ``message:start``, ``message:chunk`` and
+``message:end`` for streamed assistant text (``kind: chat``), ``tool:message:start`` /
+``tool:message:update`` / ``tool:message:complete`` for a tool's visible progress (``kind:
+tool``), ``tool:approval:request`` when a call waits for a person, ``tool:artifact`` to attach
+a full artifact to a tool message, ``progress`` for the overall task, and one ``completion``
+that closes the turn. The client may send ``chat:cancel`` (end the running turn) and
+``tool:approval:response`` (decide a pending call). A
 ``SessionReducer`` applies that stream to the session's stored history, whose JSON is exactly
 what ``chat:init`` returns to a client that joins the session's room (``session_room``).
 Events are validated when built; the reducer checks each event against the state before it
@@ -56,11 +60,19 @@ __all__ = [
     "ImageAttachment",
     "ChatInitRequest",
     "ChatInit",
+    "ChatCancel",
+    "ToolApprovalResponse",
+    "TurnStart",
     "MessageStart",
     "MessageChunk",
+    "MessageEnd",
+    "ReasoningStart",
+    "ReasoningChunk",
+    "ReasoningEnd",
     "ToolMessageStart",
     "ToolMessageUpdate",
     "ToolMessageComplete",
+    "ToolApprovalRequest",
     "ToolArtifact",
     "Progress",
     "Completion",
@@ -77,12 +89,23 @@ __all__ = [
     "EVENT_NAMES",
     "REMOVED_EVENTS",
     "TOOL_STATUSES",
+    "COMPLETION_CODES",
 ]
 
 TOOL_STATUSES = ("pending", "running", "completed", "error")
 _OPEN_STATUSES = ("pending", "running")
 _FINAL_STATUSES = ("completed", "error")
 _PATCH_FIELDS = ("status", "title", "content", "progressText")
+COMPLETION_CODES = FrozenDict(
+    {
+        "cancelled": "the turn was cancelled (chat:cancel, AgentTurn.cancel)",
+        "model": "the model call failed, or its answer could not be read",
+        "tool": "a tool failed in a way the model cannot recover from",
+        "step_limit": "the step limit was reached with tool calls still coming",
+        "internal": "the backend's own failure (a bug, not the client's)",
+    }
+)
+"""The ``code`` values of a failed ``completion`` this package sends (any non-empty string decodes)."""
 
 def _artifact(value: object, path: str) -> FrozenDict:
     artifact = check_json_object(value, path)
@@ -245,28 +268,104 @@ class ChatInitRequest:
         return f"ChatInitRequest(session_id={self.session_id!r})"
 
 
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ChatCancel:
+    """``chat:cancel`` from the client: end the running turn of a session.
+
+    >>> decode("chat:cancel", {"sessionId": "s1", "turnId": "t9"})
+    ChatCancel(session_id='s1', turn_id='t9')
+
+    The server answers with the turn's ``completion`` (``success: false``, ``cancelled: true``,
+    ``code: "cancelled"``); with ``turnId``, only if that turn is still the running one.
+    """
+
+    EVENT: ClassVar[str] = "chat:cancel"
+
+    session_id: str = field(metadata=wire("sessionId", check_nonempty))
+    turn_id: str | None = field(default=None, metadata=wire("turnId", check_nonempty, optional=True))
+    from_dict: ClassVar[Callable[[Any], "ChatCancel"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (``turnId`` omitted when absent)."""
+        out: dict[str, Any] = {"sessionId": self.session_id}
+        if self.turn_id is not None:
+            out["turnId"] = self.turn_id
+        return out
+
+    def __repr__(self) -> str:
+        return f"ChatCancel(session_id={self.session_id!r}, turn_id={self.turn_id!r})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolApprovalResponse:
+    """``tool:approval:response`` from the client: approve or deny a pending tool call.
+
+    >>> decode("tool:approval:response", {"sessionId": "s1", "id": "t1", "approved": False,
+    ...                                   "reason": "not on a Sunday"})
+    ToolApprovalResponse(session_id='s1', id='t1', approved=False, reason=<15 chars>)
+    >>> try:
+    ...     decode("tool:approval:response", {"sessionId": "s1", "id": "t1", "approved": "yes"})
+    ... except ValidationError as exc:
+    ...     print(exc)
+    approved: expected a boolean, got string
+
+    ``id`` is the tool message's id (of its ``tool:message:start`` and ``tool:approval:request``).
+    A denied call is answered to the model as denied; ``reason`` goes with it when given.
+    """
+
+    EVENT: ClassVar[str] = "tool:approval:response"
+
+    session_id: str = field(metadata=wire("sessionId", check_nonempty))
+    id: str = field(metadata=wire("id", check_nonempty))
+    approved: bool = field(metadata=wire("approved", check_bool))
+    reason: str | None = field(default=None, metadata=wire("reason", check_nonempty, optional=True))
+    from_dict: ClassVar[Callable[[Any], "ToolApprovalResponse"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (``reason`` omitted when absent)."""
+        out: dict[str, Any] = {"sessionId": self.session_id, "id": self.id, "approved": self.approved}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
+
+    def __repr__(self) -> str:
+        reason = "" if self.reason is None else f", reason={sized(self.reason)}"
+        return f"ToolApprovalResponse(session_id={self.session_id!r}, id={self.id!r}, approved={self.approved}{reason})"
+
+
 # -- the stored history: what chat:init returns ----------------------------------------------------
 
 
 @wired(tags=(("role", "user"),))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class UserEntry:
-    """A user message in the session history: ``{"role", "content", "timestamp"}``.
+    """A user message in the session history: ``{"id"?, "role", "content", "timestamp"}``.
 
     >>> UserEntry(content="Hi", timestamp="2024-05-01T12:00:00Z").to_dict()
     {'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}
+    >>> UserEntry(id="u1", content="Hi", timestamp="2024-05-01T12:00:00Z")
+    UserEntry(id='u1', content=<2 chars>)
+
+    ``id`` (optional) is the entry's id, unique among the history's ids, so a snapshot
+    round-trips into front-ends that key every message.
     """
 
+    id: str | None = field(default=None, metadata=wire("id", check_nonempty, optional=True))
     content: str = field(metadata=wire("content", check_str))
     timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
     from_dict: ClassVar[Callable[[Any], "UserEntry"]]
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the history shape."""
-        return {"role": "user", "content": self.content, "timestamp": self.timestamp}
+        """Return the history shape (``id`` omitted when absent)."""
+        if self.id is None:
+            return {"role": "user", "content": self.content, "timestamp": self.timestamp}
+        return {"id": self.id, "role": "user", "content": self.content, "timestamp": self.timestamp}
 
     def __repr__(self) -> str:
-        return f"UserEntry(content={sized(self.content)})"
+        head = "" if self.id is None else f"id={self.id!r}, "
+        return f"UserEntry({head}content={sized(self.content)})"
 
 
 @wired(tags=(("role", "assistant"), ("kind", "chat")))
@@ -321,6 +420,8 @@ class ToolEntry:
 
     ``completedAt`` is present exactly when the status is ``completed`` or ``error``;
     ``artifactIds`` (omitted when empty) names the artifacts bound to it, in arrival order.
+    ``arguments`` and ``toolCallId`` (the call's, from ``tool:message:start``) and ``error``
+    (only with status ``error``) are omitted when absent.
     """
 
     id: str = field(metadata=wire("id", check_nonempty))
@@ -334,6 +435,9 @@ class ToolEntry:
         default=None, metadata=wire("completedAt", check_wire_timestamp, optional=True)
     )
     artifact_ids: tuple[str, ...] = field(default=(), metadata=wire("artifactIds", _artifact_ids))
+    arguments: FrozenDict | None = field(default=None, metadata=wire("arguments", check_json_object, optional=True))
+    tool_call_id: str | None = field(default=None, metadata=wire("toolCallId", check_nonempty, optional=True))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
     from_dict: ClassVar[Callable[[Any], "ToolEntry"]]
 
     def __post_init__(self) -> None:
@@ -342,6 +446,8 @@ class ToolEntry:
                 raise ValidationError(f"is required when status is {self.status}", "completedAt", "missing")
         elif self.completed_at is not None:
             raise ValidationError("must be absent unless status is completed or error", "completedAt", "value")
+        if self.error is not None and self.status != "error":
+            raise ValidationError("must be absent unless status is error", "error", "value")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history shape (``completedAt`` and empty ``artifactIds`` omitted)."""
@@ -360,6 +466,12 @@ class ToolEntry:
             out["completedAt"] = self.completed_at
         if self.artifact_ids:
             out["artifactIds"] = list(self.artifact_ids)
+        if self.arguments is not None:
+            out["arguments"] = thaw_json(self.arguments)
+        if self.tool_call_id is not None:
+            out["toolCallId"] = self.tool_call_id
+        if self.error is not None:
+            out["error"] = self.error
         return out
 
     def __repr__(self) -> str:
@@ -406,7 +518,8 @@ class ChatInit:
     {'status': 'success', 'messages': [], 'artifacts': []}
 
     ``messages`` are history entries, ``artifacts`` the full artifacts bound to them. Checked
-    as a whole: ids are unique, and every ``artifactIds`` entry names an artifact of the list.
+    as a whole: ids (of user entries that have one too) are unique, and every ``artifactIds``
+    entry names an artifact of the list.
     """
 
     EVENT: ClassVar[str] = "chat:init"
@@ -427,7 +540,7 @@ class ChatInit:
         seen: set[str] = set()
         owned: set[str] = set()
         for i, entry in enumerate(messages):
-            if isinstance(entry, UserEntry):
+            if entry.id is None:  # a user entry without an id
                 continue
             if entry.id in seen:
                 raise ValidationError("must be unique", f"messages[{i}].id", "unique")
@@ -461,6 +574,34 @@ class ChatInit:
 
 
 # -- the server's stream ---------------------------------------------------------------------------
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class TurnStart:
+    """``turn:start``: an agent turn begins; the first event of every turn.
+
+    >>> TurnStart(turn_id="turn_1", session_id="s1").to_dict()
+    {'turnId': 'turn_1', 'sessionId': 's1'}
+
+    The turn's ``completion`` carries the same ``turnId``; so do its approval requests.
+    """
+
+    EVENT: ClassVar[str] = "turn:start"
+
+    turn_id: str = field(metadata=wire("turnId", check_nonempty))
+    session_id: str | None = field(default=None, metadata=wire("sessionId", check_nonempty, optional=True))
+    from_dict: ClassVar[Callable[[Any], "TurnStart"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (``sessionId`` omitted when absent)."""
+        out: dict[str, Any] = {"turnId": self.turn_id}
+        if self.session_id is not None:
+            out["sessionId"] = self.session_id
+        return out
+
+    def __repr__(self) -> str:
+        return f"TurnStart(turn_id={self.turn_id!r}, session_id={self.session_id!r})"
 
 
 @wired()
@@ -512,6 +653,98 @@ class MessageChunk:
 
 @wired()
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class MessageEnd:
+    """``message:end``: a chat message is complete (after its last chunk).
+
+    >>> encode(MessageEnd(id="m1"))
+    ('message:end', {'id': 'm1'})
+    """
+
+    EVENT: ClassVar[str] = "message:end"
+
+    id: str = field(metadata=wire("id", check_nonempty))
+    from_dict: ClassVar[Callable[[Any], "MessageEnd"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id}
+
+    def __repr__(self) -> str:
+        return f"MessageEnd(id={self.id!r})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ReasoningStart:
+    """``reasoning:start``: the model's reasoning begins (its readable text follows in chunks).
+
+    >>> encode(ReasoningStart(id="r1"))
+    ('reasoning:start', {'id': 'r1'})
+
+    ``id`` is new (not a message id). Only the text a person may read travels (a thinking text
+    or a summary), never a signature or encrypted reasoning.
+    """
+
+    EVENT: ClassVar[str] = "reasoning:start"
+
+    id: str = field(metadata=wire("id", check_nonempty))
+    from_dict: ClassVar[Callable[[Any], "ReasoningStart"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id}
+
+    def __repr__(self) -> str:
+        return f"ReasoningStart(id={self.id!r})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ReasoningChunk:
+    """``reasoning:chunk``: reasoning text appended to a started reasoning.
+
+    >>> ReasoningChunk(id="r1", chunk="The user wants")
+    ReasoningChunk(id='r1', chunk=<14 chars>)
+    """
+
+    EVENT: ClassVar[str] = "reasoning:chunk"
+
+    id: str = field(metadata=wire("id", check_nonempty))
+    chunk: str = field(metadata=wire("chunk", check_str))
+    from_dict: ClassVar[Callable[[Any], "ReasoningChunk"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id, "chunk": self.chunk}
+
+    def __repr__(self) -> str:
+        return f"ReasoningChunk(id={self.id!r}, chunk={sized(self.chunk)})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ReasoningEnd:
+    """``reasoning:end``: the reasoning is complete (before the message or tool call after it).
+
+    >>> encode(ReasoningEnd(id="r1"))
+    ('reasoning:end', {'id': 'r1'})
+    """
+
+    EVENT: ClassVar[str] = "reasoning:end"
+
+    id: str = field(metadata=wire("id", check_nonempty))
+    from_dict: ClassVar[Callable[[Any], "ReasoningEnd"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload."""
+        return {"id": self.id}
+
+    def __repr__(self) -> str:
+        return f"ReasoningEnd(id={self.id!r})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolMessageStart:
     """``tool:message:start``: a tool's visible message begins (``kind: tool``).
 
@@ -525,6 +758,9 @@ class ToolMessageStart:
     ... except ValidationError as exc:
     ...     print(exc)
     status: must be one of pending, running
+
+    ``arguments`` (the call's JSON arguments) and ``toolCallId`` (the model's id of the call)
+    are optional and omitted when absent.
     """
 
     EVENT: ClassVar[str] = "tool:message:start"
@@ -539,6 +775,8 @@ class ToolMessageStart:
     content: str = field(default="", metadata=wire("content", check_str, required=True))
     progress_text: str = field(default="", metadata=wire("progressText", check_str, required=True))
     timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    arguments: FrozenDict | None = field(default=None, metadata=wire("arguments", check_json_object, optional=True))
+    tool_call_id: str | None = field(default=None, metadata=wire("toolCallId", check_nonempty, optional=True))
     from_dict: ClassVar[Callable[[Any], "ToolMessageStart"]]
 
     def to_entry(self) -> ToolEntry:
@@ -551,11 +789,13 @@ class ToolMessageStart:
             content=self.content,
             progress_text=self.progress_text,
             timestamp=self.timestamp,
+            arguments=self.arguments,
+            tool_call_id=self.tool_call_id,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the wire payload."""
-        return {
+        """Return the wire payload (``arguments`` and ``toolCallId`` omitted when absent)."""
+        out: dict[str, Any] = {
             "id": self.id,
             "role": self.role,
             "kind": self.kind,
@@ -566,9 +806,15 @@ class ToolMessageStart:
             "progressText": self.progress_text,
             "timestamp": self.timestamp,
         }
+        if self.arguments is not None:
+            out["arguments"] = thaw_json(self.arguments)
+        if self.tool_call_id is not None:
+            out["toolCallId"] = self.tool_call_id
+        return out
 
     def __repr__(self) -> str:
-        return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status})"
+        extra = "" if self.arguments is None else f", arguments=<{len(self.arguments)} keys>"
+        return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status}{extra})"
 
 
 def _patch(value: object, path: str) -> FrozenDict:
@@ -632,6 +878,11 @@ class ToolMessageComplete:
 
     >>> ToolMessageComplete(id="t1", status="error", timestamp="2024-05-01T12:00:03Z").to_dict()
     {'id': 't1', 'status': 'error', 'timestamp': '2024-05-01T12:00:03Z'}
+    >>> ToolMessageComplete(id="t1", status="error", timestamp="2024-05-01T12:00:03Z",
+    ...                     error="The user denied this tool call.")
+    ToolMessageComplete(id='t1', status=error, error=<31 chars>)
+
+    ``error`` (optional, only with status ``error``) is a short text for the user, no stack.
     """
 
     EVENT: ClassVar[str] = "tool:message:complete"
@@ -639,14 +890,53 @@ class ToolMessageComplete:
     id: str = field(metadata=wire("id", check_nonempty))
     status: str = field(metadata=wire("status", check_choice, _FINAL_STATUSES))
     timestamp: str = field(metadata=wire("timestamp", check_wire_timestamp))
+    error: str | None = field(default=None, metadata=wire("error", check_nonempty, optional=True))
     from_dict: ClassVar[Callable[[Any], "ToolMessageComplete"]]
+
+    def __post_init__(self) -> None:
+        if self.error is not None and self.status != "error":
+            raise ValidationError("must be absent unless status is error", "error", "value")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the wire payload (``error`` omitted when absent)."""
+        if self.error is None:
+            return {"id": self.id, "status": self.status, "timestamp": self.timestamp}
+        return {"id": self.id, "status": self.status, "timestamp": self.timestamp, "error": self.error}
+
+    def __repr__(self) -> str:
+        extra = "" if self.error is None else f", error={sized(self.error)}"
+        return f"ToolMessageComplete(id={self.id!r}, status={self.status}{extra})"
+
+
+@wired()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolApprovalRequest:
+    """``tool:approval:request``: the turn waits for a person to approve a tool call.
+
+    >>> ToolApprovalRequest(id="t1", turn_id="turn_1", tool_name="delete_recipe",
+    ...                     arguments={"name": "Pancakes"}).to_dict()
+    {'id': 't1', 'turnId': 'turn_1', 'toolName': 'delete_recipe', 'arguments': {'name': 'Pancakes'}}
+
+    ``id`` is the tool message's (its ``tool:message:start``), which stays ``pending``; the
+    client answers with ``tool:approval:response``.
+    """
+
+    EVENT: ClassVar[str] = "tool:approval:request"
+
+    id: str = field(metadata=wire("id", check_nonempty))
+    turn_id: str = field(metadata=wire("turnId", check_nonempty))
+    tool_name: str = field(metadata=wire("toolName", check_nonempty))
+    arguments: FrozenDict = field(metadata=wire("arguments", check_json_object))
+    from_dict: ClassVar[Callable[[Any], "ToolApprovalRequest"]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
-        return {"id": self.id, "status": self.status, "timestamp": self.timestamp}
+        return {"id": self.id, "turnId": self.turn_id, "toolName": self.tool_name,
+                "arguments": thaw_json(self.arguments)}
 
     def __repr__(self) -> str:
-        return f"ToolMessageComplete(id={self.id!r}, status={self.status})"
+        return (f"ToolApprovalRequest(id={self.id!r}, turn_id={self.turn_id!r}, tool_name={self.tool_name!r}, "
+                f"arguments=<{len(self.arguments)} keys>)")
 
 
 @wired()
@@ -742,20 +1032,30 @@ class Completion:
     {'success': True, 'result': {'answer': 42}, 'finalArtifactId': 'a1'}
     >>> Completion.failed("The search service is down.").to_dict()
     {'success': False, 'error': 'The search service is down.'}
+    >>> Completion.failed("Stopped.", code="cancelled", cancelled=True, turn_id="turn_1").to_dict()
+    {'success': False, 'error': 'Stopped.', 'code': 'cancelled', 'cancelled': True, 'turnId': 'turn_1'}
     >>> try:
     ...     Completion(success=False)
     ... except ValidationError as exc:
     ...     print(exc)
     error: is required when success is false
+
+    ``turnId`` names the turn (as its ``turn:start`` did); a failed completion may say why with
+    ``code`` (``COMPLETION_CODES``: ``cancelled``, ``model``, ``tool``, ``step_limit``,
+    ``internal``; any non-empty string decodes) and ``cancelled: true`` when it was cancelled.
+    Absent optional fields are omitted.
     """
 
     EVENT: ClassVar[str] = "completion"
 
-    # result, finalArtifactId and error depend on success: __post_init__ checks them.
+    # result, finalArtifactId, error, code and cancelled depend on success: __post_init__ checks them.
     success: bool = field(metadata=wire("success", check_bool))
     result: FrozenDict | None = field(default=None, metadata=wire("result"))
     final_artifact_id: str | None = field(default=None, metadata=wire("finalArtifactId"))
     error: str | None = field(default=None, metadata=wire("error"))
+    turn_id: str | None = field(default=None, metadata=wire("turnId", check_nonempty, optional=True))
+    code: str | None = field(default=None, metadata=wire("code", check_nonempty, optional=True))
+    cancelled: bool = field(default=False, metadata=wire("cancelled", check_bool))
     from_dict: ClassVar[Callable[[Any], "Completion"]]
 
     def __post_init__(self) -> None:
@@ -763,8 +1063,11 @@ class Completion:
             object.__setattr__(self, "result", check_json_object(self.result, "result"))
             if self.final_artifact_id is not None:
                 check_nonempty(self.final_artifact_id, "finalArtifactId")
-            if self.error is not None:
-                raise ValidationError("must be absent when success is true", "error", "value")
+            for name, text in (("error", self.error), ("code", self.code)):
+                if text is not None:
+                    raise ValidationError("must be absent when success is true", name, "value")
+            if self.cancelled:
+                raise ValidationError("must be absent (or false) when success is true", "cancelled", "value")
         else:
             if self.error is None:
                 raise ValidationError("is required when success is false", "error", "missing")
@@ -772,31 +1075,45 @@ class Completion:
             for name, value in (("result", self.result), ("finalArtifactId", self.final_artifact_id)):
                 if value is not None:
                     raise ValidationError("must be absent when success is false", name, "value")
+            if self.cancelled and self.code is not None and self.code != "cancelled":
+                raise ValidationError("must be 'cancelled' when cancelled is true", "code", "value")
 
     @classmethod
-    def ok(cls, result: dict[str, Any], final_artifact_id: str | None = None) -> "Completion":
+    def ok(cls, result: dict[str, Any], final_artifact_id: str | None = None, *,
+           turn_id: str | None = None) -> "Completion":
         """Return a successful completion."""
-        return cls(success=True, result=result, final_artifact_id=final_artifact_id)  # type: ignore[arg-type]
+        return cls(success=True, result=result, final_artifact_id=final_artifact_id, turn_id=turn_id)  # type: ignore[arg-type]
 
     @classmethod
-    def failed(cls, error: str) -> "Completion":
-        """Return a failed completion with a message for the user."""
-        return cls(success=False, error=error)
+    def failed(cls, error: str, *, code: str | None = None, turn_id: str | None = None,
+               cancelled: bool = False) -> "Completion":
+        """Return a failed completion with a message for the user (and why, as a ``code``)."""
+        return cls(success=False, error=error, code=code, turn_id=turn_id, cancelled=cancelled)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the wire payload."""
         if not self.success:
-            return {"success": False, "error": self.error}
-        return {
-            "success": True,
-            "result": thaw_json(self.result),
-            "finalArtifactId": self.final_artifact_id,
-        }
+            out: dict[str, Any] = {"success": False, "error": self.error}
+            if self.code is not None:
+                out["code"] = self.code
+            if self.cancelled:
+                out["cancelled"] = True
+        else:
+            out = {
+                "success": True,
+                "result": thaw_json(self.result),
+                "finalArtifactId": self.final_artifact_id,
+            }
+        if self.turn_id is not None:
+            out["turnId"] = self.turn_id
+        return out
 
     def __repr__(self) -> str:
+        turn = "" if self.turn_id is None else f", turn_id={self.turn_id!r}"
         if self.success:
-            return f"Completion(success=True, final_artifact_id={self.final_artifact_id!r})"
-        return f"Completion(success=False, error={sized(self.error or '')})"
+            return f"Completion(success=True, final_artifact_id={self.final_artifact_id!r}{turn})"
+        extra = ("" if self.code is None else f", code={self.code!r}") + (", cancelled=True" if self.cancelled else "")
+        return f"Completion(success=False, error={sized(self.error or '')}{extra}{turn})"
 
 
 # -- names, rooms, the codec -----------------------------------------------------------------------
@@ -805,11 +1122,19 @@ Event = Union[
     ChatRequest,
     ChatInitRequest,
     ChatInit,
+    ChatCancel,
+    ToolApprovalResponse,
+    TurnStart,
     MessageStart,
     MessageChunk,
+    MessageEnd,
+    ReasoningStart,
+    ReasoningChunk,
+    ReasoningEnd,
     ToolMessageStart,
     ToolMessageUpdate,
     ToolMessageComplete,
+    ToolApprovalRequest,
     ToolArtifact,
     Progress,
     Completion,

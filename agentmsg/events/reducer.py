@@ -17,6 +17,7 @@ from .._time import check_wire_timestamp, now_wire_timestamp
 from ..errors import ValidationError
 from . import (
     _FINAL_STATUSES,
+    ChatCancel,
     ChatEntry,
     ChatInit,
     ChatInitRequest,
@@ -25,13 +26,20 @@ from . import (
     Event,
     HistoryEntry,
     MessageChunk,
+    MessageEnd,
     MessageStart,
     Progress,
+    ReasoningChunk,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolArtifact,
     ToolEntry,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
+    TurnStart,
     UserEntry,
     decode,
 )
@@ -63,12 +71,31 @@ class SessionReducer:
     (``protocol``); a ``completion`` needs an open turn (``protocol``, also when sent twice), a
     ``finalArtifactId`` that names a known artifact (``unknown``), and an artifact stays bound to
     its first message (``unique``). ``clock`` stamps the user and
-    chat messages, whose events carry no timestamp (default: UTC now). Thread-safe.
+    chat messages, whose events carry no timestamp (default: UTC now); ``new_id``, when given,
+    gives each user entry an id (default: none, as before). Thread-safe.
+
+    The turn, message, reasoning and approval events have rules of their own: ``turn:start``
+    names the turn ``chat:send`` opened (or opens one), and ``completion``,
+    ``tool:approval:request`` and ``chat:cancel`` must name that turn when both have an id; a
+    chunk goes to a message not yet ended (``message:end`` once per message); once a
+    ``message:end`` was seen, every message must end before ``completion`` (a server that never
+    sends one is read as before); reasoning ids share the messages' namespace, one reasoning is
+    open at a time, and no message or tool message starts while it is; ``tool:approval:request``
+    needs a ``pending`` tool message and ``tool:approval:response`` an outstanding request. See
+    docs/events.md for the table of rules and codes.
     """
 
-    def __init__(self, init: ChatInit | None = None, *, clock: Callable[[], str] = now_wire_timestamp) -> None:
+    def __init__(self, init: ChatInit | None = None, *, clock: Callable[[], str] = now_wire_timestamp,
+                 new_id: Callable[[], str] | None = None) -> None:
         self._lock = threading.Lock()
         self._clock = clock
+        self._new_entry_id = new_id
+        self._turn_id: str | None = None  # the open (or last) turn's id, when it has one
+        self._open_messages: set[str] = set()  # chat messages started and not yet ended
+        self._ended: set[str] = set()  # chat messages ended by message:end
+        self._ends_messages = False  # a message:end was seen: every message must end before completion
+        self._reasoning: dict[str, bool] = {}  # reasoning id -> still open
+        self._asked: set[str] = set()  # tool messages with an outstanding approval request
         self._entries: list[HistoryEntry] = []
         self._index: dict[str, int] = {}
         self._chunks: dict[str, list[str]] = {}  # chat message id -> text not yet folded in
@@ -84,7 +111,12 @@ class SessionReducer:
         if type(init) is not ChatInit:
             raise expected("a ChatInit", init, "init")
         self._entries = list(init.messages)
-        self._index = {e.id: i for i, e in enumerate(init.messages) if type(e) is not UserEntry}  # type: ignore[union-attr]
+        self._index = {e.id: i for i, e in enumerate(init.messages) if e.id is not None}
+        self._turn_id = None
+        self._open_messages = set()
+        self._ended = set()
+        self._reasoning = {}
+        self._asked = set()
         self._chunks = {}
         self._artifacts = {a["id"]: a for a in init.artifacts}
         self._owner = {
@@ -126,6 +158,17 @@ class SessionReducer:
     def turn_open(self) -> bool:
         """Return whether a turn is running (a ``chat:send`` not yet answered by a ``completion``)."""
         return self._turn == "open"
+
+    @property
+    def turn_id(self) -> str | None:
+        """Return the id of the running turn (or of the last one), if its events gave one."""
+        return self._turn_id
+
+    @property
+    def awaiting_approval(self) -> tuple[str, ...]:
+        """Return the ids of the tool messages whose approval was requested and not yet answered."""
+        with self._lock:
+            return tuple(sorted(self._asked, key=self._index.__getitem__))
 
     def history(self) -> list[dict[str, Any]]:
         """Return the history as the protocol's plain dicts."""
@@ -196,13 +239,33 @@ class SessionReducer:
         return i, entry
 
     def _new_id(self, message_id: str) -> None:
-        if message_id in self._index:
+        if message_id in self._index or message_id in self._reasoning:
             raise ValidationError("a message with this id was already started", "id", "unique")
 
+    def _not_reasoning(self, name: str) -> None:
+        if any(self._reasoning.values()):
+            raise ValidationError(f"{name} while a reasoning is open; send reasoning:end first", "id", "protocol")
+
+    def _same_turn(self, turn_id: str | None, name: str) -> None:
+        if turn_id is not None and self._turn_id is not None and turn_id != self._turn_id:
+            raise ValidationError(f"{name} names another turn than the running one", "turnId", "protocol")
+
+    def _needs_turn(self, name: str) -> None:
+        if self._turn != "open":
+            raise ValidationError(f"{name} needs a running turn", "", "protocol")
+
     def _on_send(self, event: ChatRequest) -> None:
-        entry = UserEntry(content=event.message, timestamp=self._stamp())
+        entry_id = None
+        if self._new_entry_id is not None:
+            entry_id = self._new_entry_id()
+            if entry_id in self._index or entry_id in self._reasoning:
+                raise ValidationError("new_id gave an id already used in the session", "id", "unique")
+        entry = UserEntry(id=entry_id, content=event.message, timestamp=self._stamp())
+        if entry_id is not None:
+            self._index[entry_id] = len(self._entries)
         self._entries.append(entry)
         self._turn = "open"
+        self._turn_id = None
 
     def _on_join(self, event: ChatInitRequest) -> None:
         pass  # joining a room changes no history
@@ -210,26 +273,71 @@ class SessionReducer:
     def _on_init(self, event: ChatInit) -> None:
         self._load(event)
 
+    def _on_cancel(self, event: ChatCancel) -> None:
+        self._needs_turn("chat:cancel")
+        self._same_turn(event.turn_id, "chat:cancel")  # the answer (a completion) changes the state
+
+    def _on_turn_start(self, event: TurnStart) -> None:
+        if self._turn == "open" and self._turn_id is not None:
+            raise ValidationError("a turn is already running; it must complete first", "turnId", "protocol")
+        self._turn = "open"
+        self._turn_id = event.turn_id
+
     def _on_start(self, event: MessageStart) -> None:
         self._new_id(event.id)
+        self._not_reasoning("message:start")
         entry = ChatEntry(id=event.id, content=event.content, timestamp=self._stamp())
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
         self._chunks[event.id] = [event.content]
+        self._open_messages.add(event.id)
 
-    def _on_chunk(self, event: MessageChunk) -> None:
-        i = self._started(event.id, "id", "message:chunk")
+    def _chat(self, message_id: str, name: str) -> ChatEntry:
+        i = self._started(message_id, "id", name)
         entry = self._entries[i]
         if type(entry) is not ChatEntry:
-            raise ValidationError("message:chunk needs a chat message, not a tool message", "id", "protocol")
+            raise ValidationError(f"{name} needs a chat message, not a {'tool' if type(entry) is ToolEntry else 'user'} message", "id", "protocol")
+        if message_id in self._ended:
+            raise ValidationError(f"{name} for a message that already ended", "id", "protocol")
+        return entry
+
+    def _on_end(self, event: MessageEnd) -> None:
+        self._chat(event.id, "message:end")
+        self._open_messages.discard(event.id)
+        self._ended.add(event.id)
+        self._ends_messages = True
+
+    def _on_chunk(self, event: MessageChunk) -> None:
+        entry = self._chat(event.id, "message:chunk")
+        self._not_reasoning("message:chunk")
         parts = self._chunks.get(event.id)
         if parts is None:  # a message loaded from chat:init
             self._chunks[event.id] = [entry.content, event.chunk]
         else:
             parts.append(event.chunk)
 
+    def _on_reasoning_start(self, event: ReasoningStart) -> None:
+        self._new_id(event.id)
+        self._not_reasoning("reasoning:start")
+        self._reasoning[event.id] = True
+
+    def _open_reasoning(self, reasoning_id: str, name: str) -> None:
+        state = self._reasoning.get(reasoning_id)
+        if state is None:
+            raise ValidationError(f"{name} for a reasoning that was never started", "id", "unknown")
+        if not state:
+            raise ValidationError(f"{name} for a reasoning that already ended", "id", "protocol")
+
+    def _on_reasoning_chunk(self, event: ReasoningChunk) -> None:
+        self._open_reasoning(event.id, "reasoning:chunk")
+
+    def _on_reasoning_end(self, event: ReasoningEnd) -> None:
+        self._open_reasoning(event.id, "reasoning:end")
+        self._reasoning[event.id] = False
+
     def _on_tool_start(self, event: ToolMessageStart) -> None:
         self._new_id(event.id)
+        self._not_reasoning("tool:message:start")
         entry = event.to_entry()
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
@@ -247,12 +355,29 @@ class SessionReducer:
             progress_text=patch.get("progressText", entry.progress_text),
         )
         self._entries[i] = new
+        if new.status != "pending":
+            self._asked.discard(event.id)
 
     def _on_tool_complete(self, event: ToolMessageComplete) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:complete")
         if entry.status in _FINAL_STATUSES:
             raise ValidationError("tool message was already completed", "id", "protocol")
-        self._entries[i] = replace(entry, status=event.status, completed_at=event.timestamp)
+        self._entries[i] = replace(entry, status=event.status, completed_at=event.timestamp, error=event.error)
+        self._asked.discard(event.id)
+
+    def _on_approval_request(self, event: ToolApprovalRequest) -> None:
+        _, entry = self._tool(event.id, "id", "tool:approval:request")
+        if entry.status != "pending":
+            raise ValidationError(f"tool:approval:request needs a pending tool message, not a {entry.status} one", "id", "protocol")
+        self._needs_turn("tool:approval:request")
+        self._same_turn(event.turn_id, "tool:approval:request")
+        self._asked.add(event.id)
+
+    def _on_approval_response(self, event: ToolApprovalResponse) -> None:
+        self._tool(event.id, "id", "tool:approval:response")
+        if event.id not in self._asked:
+            raise ValidationError("no approval is outstanding for this tool message", "id", "protocol")
+        self._asked.discard(event.id)
 
     def _on_artifact(self, event: ToolArtifact) -> None:
         i, entry = self._tool(event.message_id, "messageId", "tool:artifact")
@@ -274,11 +399,20 @@ class SessionReducer:
             if self._turn == "completed":
                 raise ValidationError("the turn was already completed", "", "protocol")
             raise ValidationError("no turn is running (a turn starts with chat:send)", "", "protocol")
+        self._same_turn(event.turn_id, "completion")
         final = event.final_artifact_id
         if final is not None and final not in self._artifacts:
             raise ValidationError("names no artifact of the session", "finalArtifactId", "unknown")
+        if any(self._reasoning.values()):
+            raise ValidationError("a reasoning is still open; send reasoning:end first", "", "protocol")
+        if self._ends_messages and self._open_messages:
+            raise ValidationError("a chat message is still open; send message:end first", "", "protocol")
         self._turn = "completed"
+        if event.turn_id is not None:
+            self._turn_id = event.turn_id
         self._completion = event
+        self._open_messages.clear()  # a server that never sends message:end: its messages close here
+        self._asked.clear()
 
     def __repr__(self) -> str:
         return (
@@ -291,11 +425,19 @@ _HANDLERS: dict[type[Any], Callable[[SessionReducer, Any], None]] = {
     ChatRequest: SessionReducer._on_send,
     ChatInitRequest: SessionReducer._on_join,
     ChatInit: SessionReducer._on_init,
+    ChatCancel: SessionReducer._on_cancel,
+    ToolApprovalResponse: SessionReducer._on_approval_response,
+    TurnStart: SessionReducer._on_turn_start,
     MessageStart: SessionReducer._on_start,
     MessageChunk: SessionReducer._on_chunk,
+    MessageEnd: SessionReducer._on_end,
+    ReasoningStart: SessionReducer._on_reasoning_start,
+    ReasoningChunk: SessionReducer._on_reasoning_chunk,
+    ReasoningEnd: SessionReducer._on_reasoning_end,
     ToolMessageStart: SessionReducer._on_tool_start,
     ToolMessageUpdate: SessionReducer._on_tool_update,
     ToolMessageComplete: SessionReducer._on_tool_complete,
+    ToolApprovalRequest: SessionReducer._on_approval_request,
     ToolArtifact: SessionReducer._on_artifact,
     Progress: SessionReducer._on_progress,
     Completion: SessionReducer._on_completion,
