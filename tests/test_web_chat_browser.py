@@ -133,13 +133,17 @@ class Page:
         (self.evidence / "server.log").write_text(self.server.log())
 
 
-@pytest.fixture
-def page(browser: Any, server: Any, tmp_path: Path) -> Page:
-    """The module's browser as a new visitor: no stored session, a new token, the console read."""
+def new_visitor(browser: Any, server: Any, evidence: Path) -> Page:
+    """The browser as a new visitor of ``server``: no stored session, a new token, the console read."""
     browser.get("about:blank")  # no page of the server is left running to write its session back
     browser.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": server.url.rstrip("/"), "storageTypes": "all"})
     browser.get_log("browser")
-    return Page(browser, server, tmp_path / "browser-artifacts")
+    return Page(browser, server, evidence)
+
+
+@pytest.fixture
+def page(browser: Any, server: Any, tmp_path: Path) -> Page:
+    return new_visitor(browser, server, tmp_path / "browser-artifacts")
 
 
 @contextlib.contextmanager
@@ -254,6 +258,48 @@ def test_a_failed_turn_and_a_foreign_session_are_shown(page: Page) -> None:
         assert "not yours" in page.entries()[0][1]
         assert page.ask(QUESTION) == "done"
         assert page.entries()[-1] == ("chat", ANSWER)
+
+
+def test_a_failure_leaves_a_screenshot_the_console_and_the_server_log(page: Page) -> None:
+    page.open()
+    page.driver.execute_script("console.error('a marker for the evidence test')")
+    with pytest.raises(AssertionError) as failed:
+        with evidence_on_failure(page):
+            assert page.state() == "a state the page never shows"
+    assert f"saved in {page.evidence}" in str(failed.value) and "a state the page never shows" in str(failed.value)
+    assert (page.evidence / "page.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "a marker for the evidence test" in (page.evidence / "console.log").read_text()
+    assert "chat backend on " in (page.evidence / "server.log").read_text()
+    page.console.clear()  # the marker was an error on purpose
+
+
+def test_the_page_rides_out_a_server_restart(client_js: Path, browser: Any, tmp_path: Path) -> None:
+    store = str(tmp_path / "chat.db")
+    first = page_driver.Server(store, tmp_path / "first.log")
+    page = new_visitor(browser, first, tmp_path / "browser-artifacts")
+    with evidence_on_failure(page):
+        try:
+            page.open()
+            assert page.ask(QUESTION) == "done"
+        finally:
+            first.stop()
+        # the server is gone: the page says so and lets the user type (no Send left disabled for good)
+        WebDriverWait(page.driver, TIMEOUT).until(
+            lambda d: d.find_element(By.ID, "state").text.startswith(("disconnected", "cannot reach")),
+            "the page did not notice the server was gone")
+        assert page.driver.find_element(By.ID, "send").is_enabled()
+        page.server = page_driver.Server(store, tmp_path / "second.log", port=first.port)
+        try:
+            WebDriverWait(page.driver, TIMEOUT).until(  # socket.io reconnects by itself; chat:init again
+                lambda d: d.find_element(By.ID, "state").text.startswith("session "),
+                "the page did not join its session again")
+            assert [cls for cls, _ in page.entries()] == ["user", "chat", "tool", "chat"]
+            assert page.entries()[-1] == ("chat", ANSWER)  # the conversation, from the store
+            assert page.ask(QUESTION) == "done"
+            assert page.entries()[-1] == ("chat", ANSWER)
+        finally:
+            out = page.server.stop()
+        assert "Traceback" not in first.log() + out, first.log() + out
 
 
 def test_the_screenshot_script(client_js: Path, tmp_path: Path) -> None:

@@ -37,14 +37,15 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 
 class Server:
-    """server.py as a subprocess on a free loopback port, its output in ``log_path``."""
+    """server.py as a subprocess on loopback (a free port unless given), its output in ``log_path``."""
 
-    def __init__(self, store: str, log_path: Path, *args: str) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+    def __init__(self, store: str, log_path: Path, *args: str, port: int = 0) -> None:
+        if not port:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}/"
-        self.store, self.log_path = store, log_path
+        self.port, self.store, self.log_path = port, store, log_path
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, str(HERE / "server.py"), "--port", str(port), "--store", store, *args],
