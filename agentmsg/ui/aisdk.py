@@ -1,0 +1,387 @@
+"""The AI SDK UI message stream v1 (``useChat`` of the ``ai`` npm package): a turn's events as stream chunks.
+
+>>> from agentmsg import events
+>>> stream = AiSdkStream(message_id="a1")
+>>> turn = [events.MessageStart(id="m1"), events.MessageChunk(id="m1", chunk="Hello!"),
+...         events.Completion.ok({"text": "Hello!"})]
+>>> [chunk["type"] for event in turn for chunk in stream.translate(event)]
+['start', 'start-step', 'text-start', 'text-delta', 'text-end', 'finish-step', 'finish']
+>>> HEADERS["x-vercel-ai-ui-message-stream"], DONE
+('v1', b'data: [DONE]\\n\\n')
+
+Three parts, plain dicts in and out:
+
+- ``AiSdkStream``: the translator of one response stream (one agent turn, or its
+  continuation after approvals): ``translate(event)`` returns the chunks for one agentmsg
+  event, ``close()`` ends a stream whose events stopped without ``completion`` (paused for
+  approvals, or gone). Frame each chunk with ``sse``, send ``HEADERS``, end with ``DONE``.
+- ``parse_request``: the body ``DefaultChatTransport`` posts (``{id, messages, trigger,
+  messageId}``) as what ``AgentTurn`` takes (``ChatInput``).
+- ``ui_messages``: a stored conversation (``chat:init``) as ``UIMessage[]``.
+
+docs/ui-protocols.md has the mapping table and every loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .._frozen import thaw_json
+from ..content import ContentPart, TextPart
+from ..context import DENIED_RESULT
+from ..errors import ValidationError
+from ..events import ChatEntry, ChatInit, Event, HistoryEntry, UserEntry, decode
+from ..messages import ChatMessage
+from ._common import (
+    MAX_IMAGE_BYTES,
+    Decision,
+    array,
+    artifacts,
+    check_media,
+    data_url_image,
+    entries,
+    join,
+    obj,
+    optional_text,
+    sse,
+    text,
+    user_id,
+)
+
+__all__ = ["AiSdkStream", "ChatInput", "Decision", "parse_request", "ui_messages", "error_chunks", "sse",
+           "HEADERS", "DONE", "TRIGGERS"]
+
+HEADERS = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "x-vercel-ai-ui-message-stream": "v1",
+    "x-accel-buffering": "no",
+}
+"""The response headers of a UI message stream (``x-vercel-ai-ui-message-stream: v1``)."""
+DONE = b"data: [DONE]\n\n"
+"""The stream's last line."""
+TRIGGERS = ("submit-message", "regenerate-message")
+
+
+class AiSdkStream:
+    """Translate one turn's agentmsg events into UI message stream chunks for one assistant message.
+
+    >>> from agentmsg import events
+    >>> stream = AiSdkStream(message_id="a1")
+    >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
+    ...                                                   timestamp="2024-05-01T12:00:00Z"))
+    >>> [(c["type"], c.get("toolCallId")) for c in chunks]
+    [('start', None), ('start-step', None), ('tool-input-start', 't1'), ('tool-input-available', 't1')]
+
+    Tools are dynamic tools (``dynamic-tool`` parts, the client declares none): the tool message
+    id is the ``toolCallId``, and the output (preliminary while the tool runs, final at
+    ``tool:message:complete``) is the tool message's view ``{status, title, content,
+    progressText}``. After ``completion`` the stream is ``finished`` and further events are
+    refused (``ValidationError``, code ``protocol``).
+    """
+
+    __slots__ = ("message_id", "started", "finished", "_text", "_tools", "_approvals")
+
+    def __init__(self, message_id: str) -> None:
+        if not isinstance(message_id, str) or not message_id:
+            raise TypeError("message_id must be a non-empty string")
+        self.message_id = message_id
+        self.started = False
+        self.finished = False
+        self._text: str | None = None
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._approvals = 0
+
+    def __repr__(self) -> str:
+        return f"AiSdkStream(message_id={self.message_id!r}, finished={self.finished})"
+
+    def resume(self) -> list[dict[str, Any]]:
+        """Start the stream that continues a turn paused for approvals (the same assistant message).
+
+        The client appends what follows to its last assistant message; the tool calls stay known.
+        """
+        if not self.finished or not self._approvals:
+            raise ValidationError("only a stream that paused for an approval can be resumed", "trigger", "protocol")
+        self.finished = False
+        self.started = False
+        self._approvals = 0
+        return self._start()
+
+    def _start(self) -> list[dict[str, Any]]:
+        self.started = True
+        return [{"type": "start", "messageId": self.message_id}, {"type": "start-step"}]
+
+    def _end_text(self, out: list[dict[str, Any]]) -> None:
+        if self._text is not None:
+            out.append({"type": "text-end", "id": self._text})
+            self._text = None
+
+    def translate(self, event: Event) -> list[dict[str, Any]]:
+        """Return the chunks for one agentmsg event (none for events the stream has no use for)."""
+        if self.finished:
+            raise ValidationError("the stream has finished: no more events", "event", "protocol")
+        out = [] if self.started else self._start()
+        e: Any = event  # one of the Event classes; which one its name says
+        name = e.EVENT
+        if name == "message:start":
+            self._end_text(out)
+            self._text = e.id
+            out.append({"type": "text-start", "id": e.id})
+            if e.content:
+                out.append({"type": "text-delta", "id": e.id, "delta": e.content})
+        elif name == "message:chunk":
+            if e.id != self._text:
+                raise ValidationError("no open text message has this id", "id", "protocol")
+            if e.chunk:
+                out.append({"type": "text-delta", "id": e.id, "delta": e.chunk})
+        elif name == "message:end":
+            if e.id == self._text:
+                self._end_text(out)
+        elif name == "tool:message:start":
+            self._end_text(out)
+            arguments = getattr(e, "arguments", None)
+            self._tools[e.id] = {"status": e.status, "title": e.title, "content": e.content,
+                                 "progressText": e.progress_text}
+            head = {"toolCallId": e.id, "toolName": e.tool_name, "dynamic": True, "title": e.title}
+            out.append({"type": "tool-input-start", **head})
+            out.append({"type": "tool-input-available", **head,
+                        "input": {} if arguments is None else thaw_json(arguments)})
+        elif name == "tool:message:update":
+            view = self._view(e.id)
+            view.update(e.patch)
+            out.append({"type": "tool-output-available", "toolCallId": e.id, "output": dict(view),
+                        "dynamic": True, "preliminary": True})
+        elif name == "tool:message:complete":
+            view = self._view(e.id)
+            view["status"] = e.status
+            if e.status == "completed":
+                out.append({"type": "tool-output-available", "toolCallId": e.id, "output": dict(view), "dynamic": True})
+            elif view["content"] == DENIED_RESULT:
+                out.append({"type": "tool-output-denied", "toolCallId": e.id})
+            else:
+                error = getattr(e, "error", None) or view["content"] or "the tool failed"
+                out.append({"type": "tool-output-error", "toolCallId": e.id, "errorText": error, "dynamic": True})
+        elif name == "tool:artifact":
+            data = {"toolCallId": e.message_id, "artifact": thaw_json(e.artifact), "showInCanvas": e.show_in_canvas}
+            out.append({"type": "data-artifact", "id": e.artifact_id, "data": data})
+        elif name == "progress":
+            out.append({"type": "data-progress", "id": "progress", "data": e.to_dict()})
+        elif name == "reasoning:start":
+            out.append({"type": "reasoning-start", "id": e.id})
+        elif name == "reasoning:chunk":
+            if e.chunk:
+                out.append({"type": "reasoning-delta", "id": e.id, "delta": e.chunk})
+        elif name == "reasoning:end":
+            out.append({"type": "reasoning-end", "id": e.id})
+        elif name == "tool:approval:request":
+            self._approvals += 1
+            out.append({"type": "tool-approval-request", "approvalId": e.id, "toolCallId": e.id})
+        elif name == "completion":
+            self._end_text(out)
+            self.finished = True
+            self._approvals = 0
+            if e.success:
+                out += [{"type": "finish-step"}, {"type": "finish", "finishReason": "stop"}]
+            elif getattr(e, "cancelled", None) or getattr(e, "code", None) == "cancelled":
+                out.append({"type": "abort", "reason": e.error})
+            else:
+                out += [{"type": "error", "errorText": e.error}, {"type": "finish", "finishReason": "error"}]
+        return out  # turn:start, chat:* and unknown events add nothing beyond the start
+
+    def translate_wire(self, name: str, payload: Any) -> list[dict[str, Any]]:
+        """Return the chunks for a wire pair ``(event_name, payload)`` (decoded and checked first)."""
+        return self.translate(decode(name, payload, sender="server"))
+
+    def _view(self, tool_id: str) -> dict[str, Any]:
+        view = self._tools.get(tool_id)
+        if view is None:
+            raise ValidationError("names no tool message of this stream", "id", "unknown")
+        return view
+
+    def close(self) -> list[dict[str, Any]]:
+        """End a stream whose events stopped: paused for approvals, or gone without ``completion``.
+
+        >>> from agentmsg import events
+        >>> stream = AiSdkStream(message_id="a1")
+        >>> _ = stream.translate(events.MessageStart(id="m1"))
+        >>> [c["type"] for c in stream.close()]
+        ['text-end', 'error', 'finish']
+
+        A finished stream closes with nothing; one paused for approvals with ``finish-step`` and
+        ``finish`` (reason ``tool-calls``): the client answers and posts again.
+        """
+        if self.finished:
+            return []
+        out = [] if self.started else self._start()
+        self._end_text(out)
+        self.finished = True
+        if self._approvals:
+            out += [{"type": "finish-step"}, {"type": "finish", "finishReason": "tool-calls"}]
+        else:
+            out += [{"type": "error", "errorText": "the turn ended without a completion"},
+                    {"type": "finish", "finishReason": "error"}]
+        return out
+
+
+def error_chunks(exc: ValidationError) -> list[dict[str, Any]]:
+    """Return the answer to a request that cannot run: one ``error`` chunk naming the path, rule and code.
+
+    >>> error_chunks(ValidationError("must be one of submit-message, regenerate-message", "trigger", "value"))
+    [{'type': 'error', 'errorText': 'trigger: must be one of submit-message, regenerate-message (code value)'}]
+    """
+    return [{"type": "error", "errorText": f"{exc} (code {exc.code})"}]
+
+
+# -- the request -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ChatInput:
+    """What the agent loop takes from a ``useChat`` request: the chat, the new user message or decisions.
+
+    ``message`` is the new user message (None when the request answers approvals);
+    ``decisions`` are the approval responses of the last assistant message.
+    """
+
+    chat_id: str
+    message: ChatMessage | None
+    message_id: str | None = None
+    decisions: tuple[Decision, ...] = ()
+
+    def __repr__(self) -> str:
+        return (f"ChatInput(chat_id={self.chat_id!r}, message={'None' if self.message is None else 'user'}, "
+                f"decisions={len(self.decisions)})")
+
+
+def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatInput:
+    """Return the agent turn's input from the body ``DefaultChatTransport`` posts (a decoded JSON body).
+
+    >>> body = {"id": "c1", "trigger": "submit-message", "messages": [
+    ...     {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "What is in this picture?"},
+    ...      {"type": "file", "mediaType": "image/gif", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}]}]}
+    >>> chat = parse_request(body)
+    >>> chat, [p["type"] for p in chat.message.to_dict()["content"]]
+    (ChatInput(chat_id='c1', message=user, decisions=0), ['text', 'image'])
+    >>> try:
+    ...     parse_request({**body, "trigger": "regenerate-message"})
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    unsupported trigger: regenerate-message is not supported: the server keeps the conversation; send a new message
+
+    The server's stored history of ``id`` is the conversation: of ``messages`` only the last
+    one is read. It is the user's new message (text parts, and image files as ``data:`` URLs:
+    bounded by ``max_image_bytes``, their bytes checked against ``mediaType``), or the assistant
+    message whose tool parts carry approval responses (``state: approval-responded``). Other
+    parts of the user message (``data-*``, ``source-*``, ``step-start``) are ignored, and so is
+    ``messageId``'s absence; unknown ``trigger`` values are refused.
+    """
+    data = obj(body, "")
+    chat_id = text(data.get("id"), "id", empty=False)
+    trigger = data.get("trigger", "submit-message")
+    if trigger not in TRIGGERS:
+        raise ValidationError("must be one of " + ", ".join(TRIGGERS), "trigger", "value" if type(trigger) is str else "type")
+    if trigger == "regenerate-message":
+        raise ValidationError("regenerate-message is not supported: the server keeps the conversation; send a new message",
+                              "trigger", "unsupported")
+    message_id = optional_text(data.get("messageId"), "messageId")
+    messages = array(data.get("messages"), "messages")
+    if not messages:
+        raise ValidationError("must end with the user's message", "messages", "value")
+    index = len(messages) - 1
+    path = join("messages", index)
+    last = obj(messages[index], path)
+    role = last.get("role")
+    parts = array(last.get("parts"), join(path, "parts"))
+    if role == "assistant":
+        decisions = tuple(_decisions(parts, join(path, "parts")))
+        if not decisions:
+            raise ValidationError("an assistant message is sent back only with approval responses",
+                                  join(path, "parts"), "value")
+        return ChatInput(chat_id, None, message_id, decisions)
+    if role != "user":
+        raise ValidationError("the last message must be the user's", join(path, "role"), "value")
+    content: list[ContentPart] = []
+    for j, item in enumerate(parts):
+        at = join(join(path, "parts"), j)
+        part = obj(item, at)
+        kind = part.get("type")
+        if kind == "text":
+            content.append(TextPart(text(part.get("text"), join(at, "text"))))
+        elif kind == "file":
+            media = check_media(part.get("mediaType"), join(at, "mediaType"))
+            content.append(data_url_image(part.get("url"), media, join(at, "url"), max_image_bytes))
+        elif type(kind) is not str:
+            raise ValidationError("expected a part type", join(at, "type"), "missing" if kind is None else "type")
+    if not any(not isinstance(p, TextPart) or p.text.strip() for p in content):
+        raise ValidationError("must hold text or an image", join(path, "parts"), "value")
+    return ChatInput(chat_id, ChatMessage.user(tuple(content)), message_id)
+
+
+def _decisions(parts: list[Any], path: str) -> Iterable[Decision]:
+    for j, item in enumerate(parts):
+        at = join(path, j)
+        part = obj(item, at)
+        if part.get("state") != "approval-responded":
+            continue
+        approval = obj(part.get("approval"), join(at, "approval"))
+        approval_id = text(approval.get("id"), join(at, "approval.id"), empty=False)
+        approved = approval.get("approved")
+        if type(approved) is not bool:
+            raise ValidationError("must be a boolean", join(at, "approval.approved"), "missing" if approved is None else "type")
+        yield Decision(approval_id, approved, optional_text(approval.get("reason"), join(at, "approval.reason")))
+
+
+# -- the history -----------------------------------------------------------------------------------
+
+
+def ui_messages(history: ChatInit | Iterable[HistoryEntry]) -> list[dict[str, Any]]:
+    """Return a stored conversation as ``UIMessage[]`` (what ``useChat({messages})`` starts from).
+
+    >>> from agentmsg.events import ChatEntry, ToolEntry, UserEntry
+    >>> stamp = "2024-05-01T12:00:00Z"
+    >>> history = [UserEntry(content="Recipes?", timestamp=stamp),
+    ...            ChatEntry(id="m1", content="Let me look.", timestamp=stamp),
+    ...            ToolEntry(id="t1", status="completed", tool_name="list_recipes", title="", content="Pancakes",
+    ...                      progress_text="", timestamp=stamp, completed_at=stamp)]
+    >>> [(m["role"], [p["type"] for p in m["parts"]]) for m in ui_messages(history)]
+    [('user', ['text']), ('assistant', ['text', 'dynamic-tool'])]
+
+    The assistant entries between two user messages become one assistant message (its id is
+    the first entry's): chat entries as ``text`` parts, tool entries as ``dynamic-tool`` parts
+    (``output-available``, ``output-error``, or ``input-available`` while open), and their
+    artifacts (of a ``chat:init`` reply) as ``data-artifact`` parts. Timestamps are dropped.
+    """
+    out: list[dict[str, Any]] = []
+    known = artifacts(history)
+    assistant: dict[str, Any] | None = None
+    for i, entry in enumerate(entries(history)):
+        if isinstance(entry, UserEntry):
+            assistant = None
+            out.append({"id": user_id(entry, i), "role": "user", "parts": [{"type": "text", "text": entry.content}]})
+            continue
+        if assistant is None:
+            assistant = {"id": entry.id, "role": "assistant", "parts": []}
+            out.append(assistant)
+        parts = assistant["parts"]
+        if isinstance(entry, ChatEntry):
+            parts.append({"type": "text", "text": entry.content, "state": "done"})
+            continue
+        arguments = getattr(entry, "arguments", None)
+        part: dict[str, Any] = {"type": "dynamic-tool", "toolName": entry.tool_name, "toolCallId": entry.id,
+                                "title": entry.title, "input": {} if arguments is None else thaw_json(arguments)}
+        view = {"status": entry.status, "title": entry.title, "content": entry.content,
+                "progressText": entry.progress_text}
+        if entry.status == "completed":
+            part.update(state="output-available", output=view)
+        elif entry.status == "error":
+            part.update(state="output-error", errorText=getattr(entry, "error", None) or entry.content or "the tool failed")
+        else:
+            part["state"] = "input-available"
+        parts.append(part)
+        for artifact_id in entry.artifact_ids:
+            if artifact_id in known:
+                data = {"toolCallId": entry.id, "artifact": thaw_json(known[artifact_id]), "showInCanvas": False}
+                parts.append({"type": "data-artifact", "id": artifact_id, "data": data})
+    return out

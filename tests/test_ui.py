@@ -1,0 +1,436 @@
+"""agentmsg.ui: the AG-UI and AI SDK adapters, checked against AG-UI's official Python types and order rules."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+from ag_ui.core import Event as AguiEvent
+from ag_ui.core import MessagesSnapshotEvent, RunAgentInput
+from pydantic import TypeAdapter
+
+from agentmsg import ChatMessage, ConversationHistory, events
+from agentmsg.agent import AgentTurn
+from agentmsg.errors import ValidationError
+from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
+from agentmsg.providers import openai
+from agentmsg.ui import agui, aisdk
+
+AGUI_EVENT = TypeAdapter(AguiEvent)
+STAMP = "2024-05-01T12:00:00Z"
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
+
+
+# -- AG-UI's client order rules, as a test helper ----------------------------------------------------
+
+
+def check_agui_sequence(stream: list[dict[str, Any]]) -> None:
+    """Assert the order rules @ag-ui/client's verifier enforces (and that every event validates).
+
+    First RUN_STARTED (or a lone RUN_ERROR); nothing after RUN_ERROR, and after RUN_FINISHED only a
+    new RUN_STARTED; no RUN_FINISHED while a text message, tool call or reasoning message is open;
+    content, args and ends only for an open message / call of the same id; a result only for a
+    started tool call; a text message or tool call id not reopened while open.
+    """
+    assert stream, "no events"
+    texts: set[str] = set()
+    calls: set[str] = set()
+    reasoning: set[str] = set()
+    started_calls: set[str] = set()
+    running = finished = errored = False
+    for i, event in enumerate(stream):
+        AGUI_EVENT.validate_python(event)  # the official types (unknown keys are allowed by them)
+        kind = event["type"]
+        where = f"event {i} ({kind})"
+        assert not errored, f"{where}: nothing may follow RUN_ERROR"
+        if i == 0:
+            assert kind in ("RUN_STARTED", "RUN_ERROR"), f"{where}: the first event must be RUN_STARTED"
+        if kind == "RUN_STARTED":
+            assert not running, f"{where}: a run is already active"
+            running, finished = True, False
+            continue
+        if kind == "RUN_ERROR":
+            errored = True
+            continue
+        assert running and not finished, f"{where}: outside a run"
+        if kind == "RUN_FINISHED":
+            assert not texts and not calls and not reasoning, f"{where}: open messages {texts | calls | reasoning}"
+            running, finished = False, True
+        elif kind == "TEXT_MESSAGE_START":
+            assert event["messageId"] not in texts, f"{where}: already open"
+            texts.add(event["messageId"])
+        elif kind in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"):
+            assert event["messageId"] in texts, f"{where}: no open text message with this id"
+            if kind == "TEXT_MESSAGE_END":
+                texts.remove(event["messageId"])
+        elif kind == "TOOL_CALL_START":
+            assert event["toolCallId"] not in calls, f"{where}: already open"
+            calls.add(event["toolCallId"])
+            started_calls.add(event["toolCallId"])
+        elif kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END"):
+            assert event["toolCallId"] in calls, f"{where}: no open tool call with this id"
+            if kind == "TOOL_CALL_END":
+                calls.remove(event["toolCallId"])
+        elif kind == "TOOL_CALL_RESULT":
+            assert event["toolCallId"] in started_calls, f"{where}: a result for an unknown tool call"
+        elif kind == "REASONING_MESSAGE_START":
+            reasoning.add(event["messageId"])
+        elif kind in ("REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END"):
+            assert event["messageId"] in reasoning, f"{where}: no open reasoning message with this id"
+            if kind == "REASONING_MESSAGE_END":
+                reasoning.remove(event["messageId"])
+
+
+def test_the_sequence_helper_refuses_what_ag_ui_refuses() -> None:
+    start = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    finish = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+    text = {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}
+    bad = [
+        [text],  # not RUN_STARTED first
+        [start, text, finish],  # a text message still open
+        [start, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"}],  # content for no message
+        [start, {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"}, finish],  # an open call
+        [start, {"type": "TOOL_CALL_RESULT", "messageId": "x", "toolCallId": "c", "content": ""}],  # unknown id
+        [start, finish, text],  # after the run
+        [start, {"type": "TEXT_MESSAGE_START", "role": "assistant"}],  # the types refuse it
+    ]
+    for stream in bad:
+        with pytest.raises((AssertionError, ValueError)):
+            check_agui_sequence(stream)
+    check_agui_sequence([start, text, {"type": "TEXT_MESSAGE_END", "messageId": "m"}, finish])
+
+
+# -- turns of the real agent loop ----------------------------------------------------------------------
+
+
+def recipes_turn(*, fail: bool = False, policy: str = "auto") -> tuple[list[events.Event], AgentTurn]:
+    """Run the recipes scenario through AgentTurn (a scripted Chat Completions model) and keep its events."""
+    registry = ToolRegistry()
+
+    @registry.register(safe=True)
+    def list_recipes() -> str:
+        """List the recipes in the cookbook."""
+        return "Pancakes\nOmelette"
+
+    def model(body: dict[str, Any]) -> dict[str, Any]:
+        if fail:
+            raise ConnectionError("the model is down")
+        if body["messages"][-1]["role"] == "tool":
+            message = {"role": "assistant", "content": "You have Pancakes and Omelette."}
+            return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        call = {"id": "call_1", "type": "function", "function": {"name": "list_recipes", "arguments": "{}"}}
+        message = {"role": "assistant", "content": "Let me look.", "tool_calls": [call]}
+        return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+
+    seen: list[events.Event] = []
+    history = ConversationHistory([ChatMessage.system("You are a cook.")])
+    turn = AgentTurn(openai, history, "What recipes do I have?", tools=registry, policy=ApprovalPolicy(default=policy),
+                     params={"model": "gpt-4o"}, on_event=seen.append)
+    turn.run(model)
+    return seen, turn
+
+
+def agui_events(turn: list[events.Event]) -> list[dict[str, Any]]:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    out = [event for item in turn for event in run.translate(item)]
+    return out + run.close()
+
+
+def test_agui_recipes_turn_validates_and_keeps_the_order_rules() -> None:
+    seen, _ = recipes_turn()
+    out = agui_events(seen)
+    check_agui_sequence(out)
+    kinds = [event["type"] for event in out]
+    assert kinds[0] == "RUN_STARTED" and kinds[-1] == "RUN_FINISHED"
+    assert out[-1]["outcome"] == {"type": "success"} and out[-1]["result"]["text"] == "You have Pancakes and Omelette."
+    text = "".join(e["delta"] for e in out if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "Let me look.You have Pancakes and Omelette."
+    start = next(e for e in out if e["type"] == "TOOL_CALL_START")
+    result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
+    assert start["toolCallName"] == "list_recipes" and start["parentMessageId"] == out[1]["messageId"]
+    assert result["toolCallId"] == start["toolCallId"] and result["content"] == "Pancakes\nOmelette"
+    activities = [e for e in out if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert [a["content"]["status"] for a in activities] == ["pending", "running", "running", "completed"]
+    assert {a["messageId"] for a in activities} == {start["toolCallId"] + ":activity"}
+    progress = [e for e in out if e["type"] == "CUSTOM"]
+    assert progress and all(e["name"] == agui.PROGRESS_EVENT for e in progress)
+
+
+def test_agui_error_turn_ends_with_run_error() -> None:
+    seen, turn = recipes_turn(fail=True)
+    assert turn.outcome is not None and turn.outcome.status == "error"
+    out = agui_events(seen)
+    check_agui_sequence(out)
+    assert [e["type"] for e in out] == ["RUN_STARTED", "RUN_ERROR"]
+    assert out[-1]["message"] == "the model call failed (ConnectionError)"
+
+
+def test_agui_artifacts_progress_and_tool_errors() -> None:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    stream = [
+        events.ToolMessageStart(id="t1", tool_name="search", title="Searching", timestamp=STAMP),
+        events.ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "code", "content": "v1"}),
+        events.ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "code", "content": "v2"}, show_in_canvas=True),
+        events.ToolMessageUpdate(id="t1", patch={"content": "the index is gone"}),
+        events.ToolMessageComplete(id="t1", status="error", timestamp=STAMP),
+        events.Progress(status="done", progress=100, message="Finished", artifact_id="a1"),
+        events.Completion.ok({"answer": 42}, final_artifact_id="a1"),
+    ]
+    out = [event for item in stream for event in run.translate(item)]
+    check_agui_sequence(out)
+    artifacts = [e for e in out if e["type"] == "ACTIVITY_SNAPSHOT" and e["activityType"] == agui.ARTIFACT_ACTIVITY]
+    assert [a["messageId"] for a in artifacts] == ["artifact:a1", "artifact:a1"]  # replaced in place
+    assert artifacts[-1]["replace"] is True and artifacts[-1]["content"]["artifact"]["content"] == "v2"
+    assert artifacts[-1]["content"]["showInCanvas"] is True and artifacts[-1]["content"]["toolCallId"] == "t1"
+    result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
+    assert result["content"] == "the index is gone" and result["error"] == "the index is gone"
+    custom = next(e for e in out if e["type"] == "CUSTOM")
+    assert custom["value"] == {"status": "done", "progress": 100, "message": "Finished", "artifactId": "a1"}
+    assert out[-1]["result"] == {"answer": 42}
+    assert run.finished and run.close() == []
+    with pytest.raises(ValidationError) as caught:
+        run.translate(events.Progress(status="late", progress=1))
+    assert caught.value.code == "protocol"
+
+
+def test_agui_close_without_completion_is_a_run_error() -> None:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    out = run.translate(events.MessageStart(id="m1")) + run.translate(events.MessageChunk(id="m1", chunk="Hal"))
+    out += run.close()
+    check_agui_sequence(out)
+    assert out[-1] == {"type": "RUN_ERROR", "message": "the turn ended without a completion", "code": "incomplete"}
+    with pytest.raises(ValidationError) as caught:
+        agui.AguiRun(thread_id="s1", run_id="r1").translate(events.MessageChunk(id="m9", chunk="x"))
+    assert (caught.value.code, caught.value.path) == ("protocol", "id")
+
+
+def test_agui_translate_wire_decodes_first() -> None:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    assert [e["type"] for e in run.translate_wire("message:start", {"id": "m1", "role": "assistant", "content": "Hi"})] == [
+        "RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+    with pytest.raises(ValidationError) as caught:
+        run.translate_wire("message:chunk", {"id": "m1"})
+    assert (caught.value.code, caught.value.path) == ("missing", "chunk")
+
+
+# -- AI SDK ----------------------------------------------------------------------------------------------
+
+
+def aisdk_chunks(turn: list[events.Event]) -> list[dict[str, Any]]:
+    stream = aisdk.AiSdkStream(message_id="a1")
+    return [chunk for item in turn for chunk in stream.translate(item)] + stream.close()
+
+
+def test_aisdk_recipes_turn() -> None:
+    seen, _ = recipes_turn()
+    out = aisdk_chunks(seen)
+    kinds = [c["type"] for c in out]
+    assert kinds[:3] == ["start", "start-step", "text-start"] and kinds[-2:] == ["finish-step", "finish"]
+    assert out[0] == {"type": "start", "messageId": "a1"} and out[-1]["finishReason"] == "stop"
+    assert kinds.count("text-start") == kinds.count("text-end") == 2
+    tool = next(c for c in out if c["type"] == "tool-input-available")
+    assert tool["toolName"] == "list_recipes" and tool["dynamic"] is True and tool["input"] == {}
+    outputs = [c for c in out if c["type"] == "tool-output-available"]
+    assert [c.get("preliminary", False) for c in outputs] == [True, True, False]
+    assert outputs[-1]["output"]["content"] == "Pancakes\nOmelette" and outputs[-1]["output"]["status"] == "completed"
+    assert any(c["type"] == "data-progress" and c["id"] == "progress" for c in out)
+    assert aisdk.sse(out[0]) == b'data: {"type":"start","messageId":"a1"}\n\n'
+
+
+def test_aisdk_error_turn_and_tool_errors() -> None:
+    seen, _ = recipes_turn(fail=True)
+    out = aisdk_chunks(seen)
+    assert [c["type"] for c in out] == ["start", "start-step", "error", "finish"]
+    assert out[2]["errorText"] == "the model call failed (ConnectionError)"
+    stream = aisdk.AiSdkStream(message_id="a1")
+    chunks = [c for item in [
+        events.ToolMessageStart(id="t1", tool_name="search", title="Searching", timestamp=STAMP),
+        events.ToolMessageUpdate(id="t1", patch={"content": "boom"}),
+        events.ToolMessageComplete(id="t1", status="error", timestamp=STAMP),
+        events.ToolArtifact(message_id="t1", artifact={"id": "a1", "type": "code", "content": "v1"}),
+    ] for c in stream.translate(item)]
+    assert chunks[-2] == {"type": "tool-output-error", "toolCallId": "t1", "errorText": "boom", "dynamic": True}
+    assert chunks[-1] == {"type": "data-artifact", "id": "a1",
+                          "data": {"toolCallId": "t1", "artifact": {"id": "a1", "type": "code", "content": "v1"},
+                                   "showInCanvas": False}}
+
+
+def test_aisdk_denied_call_is_output_denied() -> None:
+    seen, turn = recipes_turn(policy="deny")
+    out = aisdk_chunks(seen)
+    assert {"type": "tool-output-denied", "toolCallId": next(c["toolCallId"] for c in out if c["type"] == "tool-input-start")} in out
+
+
+# -- the request parsers -------------------------------------------------------------------------------
+
+
+RUN = {"threadId": "s1", "runId": "r1", "state": {}, "tools": [], "context": [], "forwardedProps": {},
+       "messages": [{"id": "u1", "role": "user", "content": "Hi"}]}
+
+
+def test_parse_run_input_reads_what_the_official_model_accepts() -> None:
+    body = {**RUN, "messages": [{"id": "u0", "role": "user", "content": "old"},
+                                {"id": "a0", "role": "assistant", "content": "older answer"},
+                                {"id": "u1", "role": "user", "content": [
+                                    {"type": "text", "text": "What is this?"},
+                                    {"type": "image", "source": {"type": "data", "value": PNG, "mimeType": "image/png"}}]}]}
+    RunAgentInput.model_validate(body)  # the official type accepts the body we parse
+    parsed = agui.parse_run_input(body)
+    assert (parsed.thread_id, parsed.run_id, parsed.message_id) == ("s1", "r1", "u1")
+    assert parsed.message is not None and [p["type"] for p in parsed.message.to_dict()["content"]] == ["text", "image"]
+    resumed = agui.parse_run_input({**RUN, "resume": [
+        {"interruptId": "t1", "status": "resolved", "payload": {"approved": True}},
+        {"interruptId": "t2", "status": "resolved", "payload": {"approved": False, "reason": "no"}},
+        {"interruptId": "t3", "status": "cancelled"}]})
+    assert resumed.message is None
+    assert [(d.id, d.approved, d.reason) for d in resumed.decisions] == [("t1", True, None), ("t2", False, "no"),
+                                                                         ("t3", False, None)]
+
+
+BIG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2048).decode()
+
+
+@pytest.mark.parametrize(("body", "code", "path"), [
+    ([], "type", ""),
+    ({**RUN, "threadId": 3}, "type", "threadId"),
+    ({**RUN, "runId": ""}, "value", "runId"),
+    ({k: v for k, v in RUN.items() if k != "messages"}, "missing", "messages"),
+    ({**RUN, "messages": []}, "value", "messages"),
+    ({**RUN, "messages": [{"id": "a", "role": "assistant", "content": "x"}]}, "value", "messages[0].role"),
+    ({**RUN, "messages": [{"id": "t", "role": "tool", "toolCallId": "c", "content": "x"}]}, "unsupported",
+     "messages[0].role"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": "  "}]}, "value", "messages[0].content"),
+    ({**RUN, "messages": [{"id": "u", "role": "user"}]}, "missing", "messages[0].content"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": [{"type": "audio", "source": {}}]}]}, "unsupported",
+     "messages[0].content[0].type"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
+        {"type": "image", "source": {"type": "url", "value": "https://example.com/a.png"}}]}]}, "unsupported",
+     "messages[0].content[0].source.type"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
+        {"type": "image", "source": {"type": "data", "value": PNG, "mimeType": "application/pdf"}}]}]}, "unsupported",
+     "messages[0].content[0].source.value"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
+        {"type": "image", "source": {"type": "data", "value": PNG, "mimeType": "image/jpeg"}}]}]}, "value",
+     "messages[0].content[0].source.value"),
+    ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
+        {"type": "image", "source": {"type": "data", "value": BIG, "mimeType": "image/png"}}]}]}, "size",
+     "messages[0].content[0].source.value"),
+    ({**RUN, "tools": {}}, "type", "tools"),
+    ({**RUN, "resume": [{"interruptId": "t1", "status": "later"}]}, "value", "resume[0].status"),
+    ({**RUN, "resume": [{"interruptId": "t1", "status": "resolved", "payload": {"approved": "yes"}}]}, "type",
+     "resume[0].payload.approved"),
+])
+def test_parse_run_input_refuses_bad_input(body: Any, code: str, path: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        agui.parse_run_input(body, max_image_bytes=1024)
+    assert (caught.value.code, caught.value.path) == (code, path)
+    assert "Hi" not in str(caught.value)
+    (error,) = agui.error_events(caught.value)
+    AGUI_EVENT.validate_python(error)
+
+
+CHAT = {"id": "c1", "trigger": "submit-message", "messageId": None,
+        "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]}
+
+
+def file_part(media: str, data: str = PNG) -> dict[str, Any]:
+    return {"type": "file", "mediaType": media, "url": f"data:{media};base64,{data}", "filename": "x"}
+
+
+def test_parse_request_reads_text_images_and_approvals() -> None:
+    body = {**CHAT, "messages": [{"id": "u1", "role": "user", "parts": [
+        {"type": "step-start"}, {"type": "text", "text": "Look"}, file_part("image/png")]}]}
+    parsed = aisdk.parse_request(body)
+    assert parsed.chat_id == "c1" and parsed.message is not None
+    assert [p["type"] for p in parsed.message.to_dict()["content"]] == ["text", "image"]
+    approvals = {**CHAT, "messages": [CHAT["messages"][0], {"id": "a1", "role": "assistant", "parts": [
+        {"type": "text", "text": "Let me look."},
+        {"type": "dynamic-tool", "toolName": "list_recipes", "toolCallId": "t1", "state": "approval-responded",
+         "input": {}, "approval": {"id": "t1", "approved": False, "reason": "not now"}}]}]}
+    parsed = aisdk.parse_request(approvals)
+    assert parsed.message is None and [(d.id, d.approved, d.reason) for d in parsed.decisions] == [("t1", False, "not now")]
+
+
+@pytest.mark.parametrize(("body", "code", "path"), [
+    ("text", "type", ""),
+    ({**CHAT, "id": None}, "missing", "id"),
+    ({**CHAT, "trigger": "resend"}, "value", "trigger"),
+    ({**CHAT, "trigger": 1}, "type", "trigger"),
+    ({**CHAT, "trigger": "regenerate-message"}, "unsupported", "trigger"),
+    ({**CHAT, "messages": []}, "value", "messages"),
+    ({**CHAT, "messages": [{"id": "s", "role": "system", "parts": []}]}, "value", "messages[0].role"),
+    ({**CHAT, "messages": [{"id": "a", "role": "assistant", "parts": [{"type": "text", "text": "x"}]}]}, "value",
+     "messages[0].parts"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": " "}]}]}, "value",
+     "messages[0].parts"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [file_part("application/pdf")]}]}, "unsupported",
+     "messages[0].parts[0].mediaType"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [file_part("image/png", BIG)]}]}, "size",
+     "messages[0].parts[0].url"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [file_part("image/gif")]}]}, "value",
+     "messages[0].parts[0].url"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [
+        {"type": "file", "mediaType": "image/png", "url": "https://example.com/a.png"}]}]}, "unsupported",
+     "messages[0].parts[0].url"),
+    ({**CHAT, "messages": [{"id": "u", "role": "user", "parts": [
+        {"type": "file", "mediaType": "image/png", "url": "data:image/png;base64,@@@@"}]}]}, "pattern",
+     "messages[0].parts[0].url"),
+])
+def test_parse_request_refuses_bad_input(body: Any, code: str, path: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        aisdk.parse_request(body, max_image_bytes=1024)
+    assert (caught.value.code, caught.value.path) == (code, path)
+    (chunk,) = aisdk.error_chunks(caught.value)
+    assert chunk["type"] == "error" and chunk["errorText"].startswith(path or "")
+
+
+# -- the history converters ----------------------------------------------------------------------------
+
+
+def stored_history() -> events.ChatInit:
+    return events.ChatInit.from_dict({"status": "success", "artifacts": [{"id": "a1", "type": "code", "content": "x"}],
+                                      "messages": [
+        {"role": "user", "content": "Recipes?", "timestamp": STAMP},
+        {"id": "m1", "role": "assistant", "kind": "chat", "content": "Let me look.", "timestamp": STAMP},
+        {"id": "t1", "role": "assistant", "kind": "tool", "status": "completed", "toolName": "list_recipes",
+         "title": "Calling list_recipes", "content": "Pancakes", "progressText": "", "timestamp": STAMP,
+         "completedAt": STAMP, "artifactIds": ["a1"]},
+        {"id": "t2", "role": "assistant", "kind": "tool", "status": "error", "toolName": "search", "title": "",
+         "content": "boom", "progressText": "", "timestamp": STAMP, "completedAt": STAMP},
+        {"id": "m2", "role": "assistant", "kind": "chat", "content": "You have Pancakes.", "timestamp": STAMP},
+        {"role": "user", "content": "Thanks", "timestamp": STAMP},
+        {"id": "t3", "role": "assistant", "kind": "tool", "status": "running", "toolName": "search", "title": "",
+         "content": "", "progressText": "1/2", "timestamp": STAMP},
+    ]})
+
+
+def test_messages_snapshot_validates_and_keeps_the_conversation() -> None:
+    snapshot = agui.messages_snapshot(stored_history())
+    MessagesSnapshotEvent.model_validate(snapshot)
+    AGUI_EVENT.validate_python(snapshot)
+    messages = snapshot["messages"]
+    assert [(m["role"], m["id"]) for m in messages] == [
+        ("user", "user-0"), ("assistant", "m1"), ("tool", "t1:result"), ("activity", "t1:activity"),
+        ("activity", "artifact:a1"), ("tool", "t2:result"), ("activity", "t2:activity"), ("assistant", "m2"),
+        ("user", "user-5"), ("assistant", "t3"), ("activity", "t3:activity")]
+    assert [c["id"] for c in messages[1]["toolCalls"]] == ["t1", "t2"]
+    assert messages[5]["error"] == "boom" and messages[4]["content"]["artifact"] == {"id": "a1", "type": "code", "content": "x"}
+    assert messages[-2]["toolCalls"][0]["function"] == {"name": "search", "arguments": "{}"}
+    assert len({m["id"] for m in messages}) == len(messages)
+
+
+def test_ui_messages_group_a_turn_into_one_assistant_message() -> None:
+    messages = aisdk.ui_messages(stored_history())
+    assert [(m["role"], m["id"]) for m in messages] == [("user", "user-0"), ("assistant", "m1"), ("user", "user-5"),
+                                                         ("assistant", "t3")]
+    parts = messages[1]["parts"]
+    assert [(p["type"], p.get("state")) for p in parts] == [
+        ("text", "done"), ("dynamic-tool", "output-available"), ("data-artifact", None),
+        ("dynamic-tool", "output-error"), ("text", "done")]
+    assert parts[1]["output"]["content"] == "Pancakes" and parts[3]["errorText"] == "boom"
+    assert messages[3]["parts"][0]["state"] == "input-available"
+    json.dumps(messages)  # plain JSON
+    with pytest.raises(TypeError):
+        aisdk.ui_messages([{"role": "user"}])  # type: ignore[list-item]
