@@ -14,6 +14,10 @@ Endpoints:
 - ``POST /api/chat``: a ``ChatRequest`` JSON body, answered with Server-Sent Events (``event:``
   the event name, ``data:`` its payload JSON), ending with ``completion``; the session id is in
   the ``X-Session-Id`` response header.
+- ``POST /api/agui``: an AG-UI ``RunAgentInput`` (``threadId`` is the session id), answered with AG-UI
+  events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
+  body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
+  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md).
 
 Bad client input never reaches the agent: it is answered with a ``chat:error`` event
 (``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
@@ -65,6 +69,7 @@ except ImportError:
     sys.exit('examples/web_chat/server.py needs the web extra: pip install -e ".[web]"')
 
 from agentmsg import ChatMessage, ConversationHistory  # noqa: E402
+from agentmsg.content import ImagePart, TextPart  # noqa: E402
 from agentmsg.agent import AgentTurn  # noqa: E402
 from agentmsg.errors import ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
@@ -73,6 +78,7 @@ from agentmsg.events import (  # noqa: E402
     ChatInitRequest,
     ChatRequest,
     Completion,
+    ImageAttachment,
     SessionReducer,
     ToolEntry,
     UserEntry,
@@ -84,6 +90,7 @@ from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
 from agentmsg.io.mcp import McpClient  # noqa: E402
 from agentmsg.io.store import MessageStore  # noqa: E402
 from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
+from agentmsg.ui import agui, aisdk  # noqa: E402
 
 log = logging.getLogger("web_chat")
 
@@ -100,6 +107,7 @@ IMAGE_MAGIC = {
     "image/webp": (b"RIFF",),
 }
 CLIENT_JS = HERE / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
+UI_ENDPOINTS = {"/api/agui": "agui", "/api/aisdk": "aisdk"}  # the front-ends' protocols (agentmsg.ui)
 
 
 class ClientError(Exception):
@@ -603,7 +611,9 @@ class ChatServer:
                                "text/javascript; charset=utf-8")
         elif path == "/api/chat" and method == "POST":
             await self.api_chat(scope, receive, send)
-        elif path in ("/", "/socket.io.min.js", "/api/chat"):
+        elif path in UI_ENDPOINTS and method == "POST":
+            await self.api_ui(UI_ENDPOINTS[path], scope, receive, send)
+        elif path in ("/", "/socket.io.min.js", "/api/chat", *UI_ENDPOINTS):
             await _json(send, 405, ClientError("method", "method", "method: not allowed here").payload())
         else:
             await _json(send, 404, ClientError("unknown", "path", "path: no such endpoint").payload())
@@ -654,6 +664,121 @@ class ChatServer:
         await self.turn(session, request, stream)
         if not gone:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    # -- the front-ends' protocols: AG-UI (HttpAgent, CopilotKit) and the AI SDK UI message stream (useChat)
+
+    async def api_ui(self, protocol: str, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Answer ``POST /api/agui`` (a ``RunAgentInput``) or ``POST /api/aisdk`` (``useChat``'s body) with SSE.
+
+        Bad input is answered with the protocol's own error event (AG-UI ``RUN_ERROR``, AI SDK
+        ``error``) naming the path, rule and code; only a body that cannot be read at all (its
+        type, its size) gets a 4xx JSON body like ``POST /api/chat``.
+        """
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            body = await _read_body(receive, headers)
+        except ClientError as error:
+            await _json(send, error.status, error.payload())
+            return
+        try:
+            try:
+                payload = json.loads(body)
+            except (UnicodeDecodeError, ValueError):
+                raise ValidationError("must be a JSON object", "body", "json") from None
+            if protocol == "agui":
+                run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
+                session_id, message = run_input.thread_id, run_input.message
+            else:
+                chat_input = aisdk.parse_request(payload, max_image_bytes=MAX_IMAGE)
+                session_id, message = chat_input.chat_id, chat_input.message
+            if message is None:
+                raise ValidationError("this backend runs no approvals over this endpoint yet", "resume", "unsupported")
+            request = _chat_request(message, session_id)
+            session = await self.session(session_id, _http_user(headers))
+            await self.claim(session)
+        except (ValidationError, ClientError) as exc:
+            error = exc if isinstance(exc, ValidationError) else ValidationError(exc.error.split(": ", 1)[-1], exc.path, exc.code)
+            events = agui.error_events(error) if protocol == "agui" else aisdk.error_chunks(error)
+            await _sse_once(send, protocol, events)
+            return
+        try:
+            if protocol == "agui":
+                run = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id)
+                await self.ui_stream(session, request, send, agui.CONTENT_TYPE, {}, run.translate_wire, run.close, b"")
+            else:
+                stream = aisdk.AiSdkStream(message_id=f"msg_{uuid.uuid4().hex}")
+                await self.ui_stream(session, request, send, aisdk.HEADERS["content-type"], aisdk.HEADERS,
+                                     stream.translate_wire, stream.close, aisdk.DONE)
+        finally:
+            await self.release(session)
+
+    async def ui_stream(self, session: Session, request: ChatRequest, send: Any, content_type: str,
+                        extra: dict[str, str], translate: Callable[[str, Any], list[dict[str, Any]]],
+                        close: Callable[[], list[dict[str, Any]]], done: bytes) -> None:
+        """Run a claimed turn, streaming each event translated to a front-end protocol (and to the room)."""
+        head = {**extra, "content-type": content_type, "cache-control": "no-cache", "x-session-id": session.id}
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(k.encode(), v.encode()) for k, v in head.items()]})
+        room = session_room(session.id)
+        await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
+        gone = False
+
+        async def write(body: bytes, more: bool = True) -> None:
+            nonlocal gone
+            if not gone:
+                try:
+                    await send({"type": "http.response.body", "body": body, "more_body": more})
+                except OSError:  # the client went away; the turn still ends and is stored
+                    gone = True
+
+        async def sink(name: str, event_payload: Any) -> None:
+            await self.sio.emit(name, event_payload, room=room)  # web clients in the room see it too
+            try:
+                events = translate(name, event_payload)
+            except ValidationError as exc:  # an event the protocol cannot carry now: logged, never fatal
+                log.error("the %s translator refused %s: %s", content_type, name, exc.code)
+                return
+            if events:
+                await write(b"".join(aisdk.sse(event) for event in events))
+
+        await self.turn(session, request, sink)
+        await write(b"".join(aisdk.sse(event) for event in close()) + done, False)
+
+
+
+def _http_user(headers: dict[str, str]) -> str:
+    """Return who an HTTP caller is: its bearer token, or a new anonymous user."""
+    auth = headers.get("authorization", "")
+    token = auth[7:] if auth.startswith("Bearer ") else None
+    if token is not None and not TOKEN.fullmatch(token):
+        raise ClientError("token", "authorization", "authorization: must be 'Bearer <8 to 256 token characters>'", 401)
+    return user_of(token) if token else f"anon:{uuid.uuid4().hex}"
+
+
+def _chat_request(message: ChatMessage, session_id: str) -> ChatRequest:
+    """Return the ``chat:send`` of a front-end's user message (this backend's shape: text and one image)."""
+    content = message.content
+    if isinstance(content, str):
+        return ChatRequest(message=content, conversation_id=session_id)
+    texts = [part.text for part in content if isinstance(part, TextPart)]
+    images = [part for part in content if isinstance(part, ImagePart)]
+    if len(images) > 1:
+        raise ValidationError("this backend takes one image per message", "messages", "unsupported")
+    image = None
+    if images:
+        source = images[0].source
+        assert source.data is not None and source.media_type is not None  # the parsers make base64 sources
+        image = ImageAttachment(data=source.data, media_type=source.media_type)
+    return ChatRequest(message="\n".join(texts), conversation_id=session_id, image=image)
+
+
+async def _sse_once(send: Any, protocol: str, events: list[dict[str, Any]]) -> None:
+    """Answer a front-end request that cannot run: its protocol's error event(s), then the end."""
+    headers = aisdk.HEADERS if protocol == "aisdk" else {"content-type": agui.CONTENT_TYPE, "cache-control": "no-cache"}
+    body = b"".join(aisdk.sse(event) for event in events) + (aisdk.DONE if protocol == "aisdk" else b"")
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(k.encode(), v.encode()) for k, v in headers.items()]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def user_of(token: str) -> str:

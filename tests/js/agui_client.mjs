@@ -1,0 +1,33 @@
+// Runs @ag-ui/client's HttpAgent against examples/web_chat's POST /api/agui (tests/test_ui_clients.py).
+// stdin: {"url", "token"?, "threadId", "steps": [{"message"?, "resume"?}]}; stdout: one JSON line
+// {"runs": [{"events", "error", "result", "interrupts", "messages"}]}: what the client rebuilt.
+import { HttpAgent } from "@ag-ui/client";
+
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const plan = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const headers = plan.token ? { Authorization: `Bearer ${plan.token}` } : {};
+const agent = new HttpAgent({ url: plan.url, headers, threadId: plan.threadId });
+const runs = [];
+let n = 0;
+for (const step of plan.steps) {
+  const events = [];
+  let error = null;
+  let result = null;
+  if (step.message !== undefined) {
+    n += 1;
+    agent.addMessage({ id: `user-${n}`, role: "user", content: step.message });
+  }
+  try {
+    const run = await agent.runAgent(step.resume ? { resume: step.resume } : {}, {
+      onEvent({ event }) {
+        events.push(event);
+      },
+    });
+    result = run.result ?? null;
+  } catch (exc) {
+    error = String(exc && exc.message ? exc.message : exc);
+  }
+  runs.push({ events, error, result, interrupts: agent.pendingInterrupts ?? [], messages: structuredClone(agent.messages) });
+}
+process.stdout.write(JSON.stringify({ runs }) + "\n");

@@ -1,0 +1,72 @@
+// Runs the AI SDK's DefaultChatTransport + readUIMessageStream against examples/web_chat's POST /api/aisdk
+// (tests/test_ui_clients.py). stdin: {"url", "token"?, "chatId", "steps": [{"text"?, "image"?, "approve"?}]};
+// stdout: one JSON line {"turns": [{"chunks", "invalid", "errors", "message"}], "messages"}: every chunk as
+// received, the ones uiMessageChunkSchema refuses, and the UIMessage the client rebuilt.
+import { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema } from "ai";
+
+const input = [];
+for await (const chunk of process.stdin) input.push(chunk);
+const plan = JSON.parse(Buffer.concat(input).toString("utf8"));
+const schema = typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema;
+const transport = new DefaultChatTransport({
+  api: plan.url,
+  headers: plan.token ? { Authorization: `Bearer ${plan.token}` } : {},
+});
+const messages = [];
+const turns = [];
+let n = 0;
+for (const step of plan.steps) {
+  if (step.text !== undefined || step.image !== undefined) {
+    n += 1;
+    const parts = [];
+    if (step.text !== undefined) parts.push({ type: "text", text: step.text });
+    if (step.image !== undefined) parts.push({ type: "file", mediaType: step.image.mediaType, url: step.image.url });
+    messages.push({ id: `user-${n}`, role: "user", parts });
+  } else if (step.approve !== undefined) {
+    const last = messages[messages.length - 1];
+    for (const part of last.parts) {
+      if (part.state === "approval-requested") {
+        part.state = "approval-responded";
+        part.approval = { id: part.approval.id, approved: step.approve, reason: step.reason };
+      }
+    }
+  }
+  const chunks = [];
+  const invalid = [];
+  const errors = [];
+  let message;
+  try {
+    const stream = await transport.sendMessages({
+      trigger: step.trigger ?? "submit-message",
+      chatId: plan.chatId,
+      messageId: undefined,
+      messages,
+      abortSignal: undefined,
+    });
+    const checked = stream.pipeThrough(new TransformStream({
+      async transform(chunk, controller) {
+        chunks.push(chunk);
+        const verdict = await schema.validate(chunk);
+        if (!verdict.success) invalid.push({ chunk, error: String(verdict.error) });
+        controller.enqueue(chunk);
+      },
+    }));
+    const last = messages[messages.length - 1];
+    for await (const rebuilt of readUIMessageStream({
+      message: last.role === "assistant" ? last : undefined,
+      stream: checked,
+      onError: (exc) => errors.push(String(exc && exc.message ? exc.message : exc)),
+    })) {
+      message = rebuilt;
+    }
+  } catch (exc) {
+    errors.push(String(exc && exc.message ? exc.message : exc));
+  }
+  if (message) {
+    message = structuredClone(message);
+    if (messages.length && messages[messages.length - 1].id === message.id) messages[messages.length - 1] = message;
+    else messages.push(message);
+  }
+  turns.push({ chunks, invalid, errors, message: message ?? null });
+}
+process.stdout.write(JSON.stringify({ turns, messages }) + "\n");

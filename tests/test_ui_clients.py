@@ -1,0 +1,209 @@
+"""The official JavaScript clients against examples/web_chat: @ag-ui/client's HttpAgent and the AI SDK's useChat transport.
+
+tests/js/package.json pins the clients (npm ci installs them from package-lock.json); the node scripts
+there drive them and print what they rebuilt. Bad input is posted with http.client.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import e2e, require_program
+from test_ui import AGUI_EVENT, check_agui_sequence
+from test_web_chat import ANSWER, PNG, QUESTION, TIMEOUT, Server
+
+JS = Path(__file__).resolve().parent / "js"
+NPM_TIMEOUT = 600  # seconds: a bound for npm ci, never a performance claim
+
+pytestmark = e2e
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    """Return node, with the pinned clients installed by npm ci when they are missing or differ."""
+    node = require_program("node", "nodejs")
+    npm = require_program("npm", "npm")
+    pins = json.loads((JS / "package.json").read_text())["dependencies"]
+
+    def installed(name: str) -> str | None:
+        manifest = JS / "node_modules" / name / "package.json"
+        return json.loads(manifest.read_text())["version"] if manifest.is_file() else None
+
+    if any(installed(name) != version for name, version in pins.items()):
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True,
+                              timeout=NPM_TIMEOUT)
+        assert done.returncode == 0, done.stderr[-2000:]
+    return node
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server(tmp_path_factory.mktemp("ui_clients") / "chat.db")
+    try:
+        yield running
+    finally:
+        out = running.stop()
+    assert "Traceback" not in out, out
+
+
+def run_js(node: str, script: str, plan: dict[str, Any]) -> dict[str, Any]:
+    done = subprocess.run([node, str(JS / script)], input=json.dumps(plan), capture_output=True, text=True,
+                          cwd=JS, timeout=TIMEOUT * 2)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def texts(messages: list[dict[str, Any]], role: str) -> list[str]:
+    return [m["content"] for m in messages if m["role"] == role and isinstance(m.get("content"), str)]
+
+
+# -- AG-UI: HttpAgent.runAgent() ------------------------------------------------------------------------
+
+
+def test_agui_http_agent_recipes_scenario(node: str, server: Server) -> None:
+    plan = {"url": server.url + "/api/agui", "token": "agui-token-1", "threadId": "agui-recipes",
+            "steps": [{"message": QUESTION}, {"message": "Thanks!"}]}
+    first, second = run_js(node, "agui_client.mjs", plan)["runs"]
+    assert first["error"] is None and first["result"]["text"] == ANSWER
+    for run in (first, second):
+        check_agui_sequence(run["events"])  # every event the client received: official types, order rules
+    messages = first["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "activity", "assistant"]
+    assert texts(messages, "assistant") == ["Let me check your cookbook.", ANSWER]
+    (call,) = messages[1]["toolCalls"]
+    assert call["function"]["name"] == "list_recipes"
+    assert messages[2]["toolCallId"] == call["id"] and messages[2]["content"] == "Pancakes\nTomato soup\nOmelette"
+    assert messages[3]["activityType"] == "agentmsg.tool" and messages[3]["content"]["status"] == "completed"
+    # the second run continues the thread: the server kept the history (the scripted model calls the tool again)
+    assert second["error"] is None and [m["role"] for m in second["messages"]][:5] == [m["role"] for m in messages]
+    assert texts(second["messages"], "user") == [QUESTION, "Thanks!"]
+
+
+def test_agui_error_turn(node: str, tmp_path: Path) -> None:
+    broken = Server(tmp_path / "chat.db", "--model", "openai", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    try:
+        plan = {"url": broken.url + "/api/agui", "threadId": "agui-error", "steps": [{"message": QUESTION}]}
+        (run,) = run_js(node, "agui_client.mjs", plan)["runs"]
+        chunks = run_js(node, "aisdk_client.mjs", {"url": broken.url + "/api/aisdk", "chatId": "aisdk-error",
+                                                   "steps": [{"text": QUESTION}]})["turns"][0]
+    finally:
+        out = broken.stop()
+    assert "Traceback" not in out, out
+    check_agui_sequence(run["events"])
+    assert [e["type"] for e in run["events"]] == ["RUN_STARTED", "RUN_ERROR"]
+    assert run["events"][-1]["message"] == "the model call failed (URLError)"
+    assert [m["role"] for m in run["messages"]] == ["user"]  # runAgent resolves; the run holds no answer
+    assert chunks["invalid"] == [] and [c["type"] for c in chunks["chunks"]] == ["start", "start-step", "error", "finish"]
+    assert chunks["errors"] == ["the model call failed (URLError)"]
+
+
+# -- AI SDK: DefaultChatTransport + readUIMessageStream ----------------------------------------------------
+
+
+def test_aisdk_chat_transport_recipes_scenario_with_an_image(node: str, server: Server) -> None:
+    image = {"mediaType": "image/png", "url": "data:image/png;base64," + PNG}
+    plan = {"url": server.url + "/api/aisdk", "token": "aisdk-token-1", "chatId": "aisdk-recipes",
+            "steps": [{"text": QUESTION, "image": image}, {"text": "Thanks!"}]}
+    result = run_js(node, "aisdk_client.mjs", plan)
+    first, second = result["turns"]
+    for turn in (first, second):
+        assert turn["invalid"] == [] and turn["errors"] == []  # every chunk passes uiMessageChunkSchema
+        assert turn["chunks"][0]["type"] == "start" and turn["chunks"][-1] == {"type": "finish", "finishReason": "stop"}
+    parts = first["message"]["parts"]
+    assert [(p["type"], p.get("state")) for p in parts] == [
+        ("step-start", None), ("text", "done"), ("dynamic-tool", "output-available"), ("data-progress", None),
+        ("text", "done")]
+    assert parts[1]["text"] == "I see your picture. Let me check your cookbook." and parts[4]["text"] == ANSWER
+    assert parts[2]["toolName"] == "list_recipes" and parts[2]["output"]["content"] == "Pancakes\nTomato soup\nOmelette"
+    assert [m["role"] for m in result["messages"]] == ["user", "assistant", "user", "assistant"]
+
+
+def test_aisdk_regenerate_is_refused_with_an_error_chunk(node: str, server: Server) -> None:
+    plan = {"url": server.url + "/api/aisdk", "chatId": "aisdk-regenerate",
+            "steps": [{"text": QUESTION, "trigger": "regenerate-message"}]}
+    (turn,) = run_js(node, "aisdk_client.mjs", plan)["turns"]
+    assert turn["invalid"] == [] and [c["type"] for c in turn["chunks"]] == ["error"]
+    assert turn["errors"] == ["trigger: regenerate-message is not supported: the server keeps the conversation; "
+                              "send a new message (code unsupported)"]
+
+
+# -- bad input never kills the server -------------------------------------------------------------------
+
+
+def post_sse(server: Server, path: str, body: bytes) -> tuple[int, dict[str, str], list[Any]]:
+    connection = server.http()
+    try:
+        connection.request("POST", path, body=body, headers={"content-type": "application/json"})
+        response = connection.getresponse()
+        raw = response.read().decode()
+        headers = {k.lower(): v for k, v in response.getheaders()}
+    finally:
+        connection.close()
+    if not headers.get("content-type", "").startswith("text/event-stream"):
+        return response.status, headers, [json.loads(raw)]
+    events = [line[6:] for line in raw.split("\n") if line.startswith("data: ")]
+    return response.status, headers, [e if e == "[DONE]" else json.loads(e) for e in events]
+
+
+RUN = {"threadId": "bad-input", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": QUESTION}]}
+CHAT = {"id": "bad-input", "trigger": "submit-message",
+        "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": QUESTION}]}]}
+HUGE = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * (5 * 1024 * 1024 + 1)).decode()
+
+
+def chat_with(part: dict[str, Any]) -> dict[str, Any]:
+    return {**CHAT, "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Look"}, part]}]}
+
+
+@pytest.mark.parametrize(("path", "body", "code", "where"), [
+    ("/api/agui", b"{not json", "json", "body"),
+    ("/api/agui", json.dumps({**RUN, "threadId": None}).encode(), "missing", "threadId"),
+    ("/api/agui", json.dumps({**RUN, "messages": "hi"}).encode(), "type", "messages"),
+    ("/api/agui", json.dumps({**RUN, "threadId": "../etc"}).encode(), "pattern", "sessionId"),
+    ("/api/aisdk", json.dumps({**CHAT, "trigger": "resubmit"}).encode(), "value", "trigger"),
+    ("/api/aisdk", json.dumps(chat_with({"type": "file", "mediaType": "image/png",
+                                         "url": "data:image/png;base64," + HUGE})).encode(), "size",
+     "messages[0].parts[1].url"),
+    ("/api/aisdk", json.dumps(chat_with({"type": "file", "mediaType": "application/pdf",
+                                         "url": "data:application/pdf;base64,JVBERi0x"})).encode(), "unsupported",
+     "messages[0].parts[1].mediaType"),
+    ("/api/aisdk", json.dumps(chat_with({"type": "file", "mediaType": "image/png",
+                                         "url": "data:image/png;base64,R0lGODlhAQABAAAAACw="})).encode(), "value",
+     "messages[0].parts[1].url"),
+])
+def test_bad_input_gets_an_error_event(server: Server, path: str, body: bytes, code: str, where: str) -> None:
+    status, headers, events = post_sse(server, path, body)
+    assert status == 200
+    if path == "/api/agui":
+        (event,) = events
+        AGUI_EVENT.validate_python(event)
+        assert event["type"] == "RUN_ERROR" and event["code"] == code and event["message"].startswith(where + ":")
+    else:
+        assert headers["x-vercel-ai-ui-message-stream"] == "v1" and events[-1] == "[DONE]"
+        (event,) = events[:-1]
+        assert event["type"] == "error" and event["errorText"].startswith(where + ":")
+        assert event["errorText"].endswith(f"(code {code})")
+    # the server lives on: a good request is answered in full
+    status, _, events = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": f"after-{uuid.uuid4().hex}"}).encode())
+    assert status == 200 and events[-1]["type"] == "RUN_FINISHED"
+
+
+def test_unreadable_bodies_get_a_4xx(server: Server) -> None:
+    connection = server.http()
+    try:
+        connection.request("POST", "/api/aisdk", body=b"{}", headers={"content-type": "text/plain"})
+        response = connection.getresponse()
+        assert response.status == 415 and json.loads(response.read())["code"] == "content_type"
+        connection.request("GET", "/api/agui")
+        response = connection.getresponse()
+        assert response.status == 405 and json.loads(response.read())["code"] == "method"
+    finally:
+        connection.close()
