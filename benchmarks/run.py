@@ -2,7 +2,7 @@
 
 The first part, ``goals``, prints the goal table of issue 19 (agentmsg / peer CPU-time ratios).
 
-Run: python benchmarks/run.py [core schema providers records events processors validate]
+Run: python benchmarks/run.py [core schema providers records events ui processors validate]
 Install the peers first for their columns: python -m pip install -e ".[bench]"
 Each part runs in its own fresh interpreter, so import caches and warm-up do not leak between them.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ["goals", "core", "schema", "providers", "records", "events", "processors", "validate"]
+PARTS = ["goals", "core", "schema", "providers", "records", "events", "ui", "processors", "validate"]
 
 
 def main() -> int:
