@@ -1,6 +1,6 @@
 """AG-UI 1.0 (CopilotKit's protocol, ``@ag-ui/client``'s ``HttpAgent``): a turn's events as AG-UI events.
 
->>> from agentmsg import events
+>>> from .. import events
 >>> run = AguiRun(thread_id="s1", run_id="r1")
 >>> turn = [events.MessageStart(id="m1"), events.MessageChunk(id="m1", chunk="Hello!"),
 ...         events.Completion.ok({"text": "Hello!"})]
@@ -82,7 +82,7 @@ def _artifact_id(artifact_id: str) -> str:
 class AguiRun:
     """Translate one run's agentmsg events into AG-UI events, keeping AG-UI's order rules.
 
-    >>> from agentmsg import events
+    >>> from .. import events
     >>> run = AguiRun(thread_id="s1", run_id="r1")
     >>> out = run.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
     ...                                             timestamp="2024-05-01T12:00:00Z"))
@@ -257,7 +257,7 @@ class AguiRun:
     def close(self) -> list[dict[str, Any]]:
         """End the run when the turn's events stop: paused for approvals, or gone without ``completion``.
 
-        >>> from agentmsg import events
+        >>> from .. import events
         >>> run = AguiRun(thread_id="s1", run_id="r1")
         >>> _ = run.translate(events.MessageStart(id="m1"))
         >>> [(e["type"], e.get("code")) for e in run.close()]
@@ -406,7 +406,7 @@ def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> Run
 def messages_snapshot(history: ChatInit | Iterable[HistoryEntry]) -> dict[str, Any]:
     """Return a stored conversation as one AG-UI ``MESSAGES_SNAPSHOT`` event.
 
-    >>> from agentmsg.events import ChatEntry, ToolEntry, UserEntry
+    >>> from ..events import ChatEntry, ToolEntry, UserEntry
     >>> stamp = "2024-05-01T12:00:00Z"
     >>> history = [UserEntry(content="Recipes?", timestamp=stamp),
     ...            ChatEntry(id="m1", content="Let me look.", timestamp=stamp),

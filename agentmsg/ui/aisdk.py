@@ -1,6 +1,6 @@
 """The AI SDK UI message stream v1 (``useChat`` of the ``ai`` npm package): a turn's events as stream chunks.
 
->>> from agentmsg import events
+>>> from .. import events
 >>> stream = AiSdkStream(message_id="a1")
 >>> turn = [events.MessageStart(id="m1"), events.MessageChunk(id="m1", chunk="Hello!"),
 ...         events.Completion.ok({"text": "Hello!"})]
@@ -68,7 +68,7 @@ TRIGGERS = ("submit-message", "regenerate-message")
 class AiSdkStream:
     """Translate one turn's agentmsg events into UI message stream chunks for one assistant message.
 
-    >>> from agentmsg import events
+    >>> from .. import events
     >>> stream = AiSdkStream(message_id="a1")
     >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
     ...                                                   timestamp="2024-05-01T12:00:00Z"))
@@ -203,7 +203,7 @@ class AiSdkStream:
     def close(self) -> list[dict[str, Any]]:
         """End a stream whose events stopped: paused for approvals, or gone without ``completion``.
 
-        >>> from agentmsg import events
+        >>> from .. import events
         >>> stream = AiSdkStream(message_id="a1")
         >>> _ = stream.translate(events.MessageStart(id="m1"))
         >>> [c["type"] for c in stream.close()]
@@ -339,7 +339,7 @@ def _decisions(parts: list[Any], path: str) -> Iterable[Decision]:
 def ui_messages(history: ChatInit | Iterable[HistoryEntry]) -> list[dict[str, Any]]:
     """Return a stored conversation as ``UIMessage[]`` (what ``useChat({messages})`` starts from).
 
-    >>> from agentmsg.events import ChatEntry, ToolEntry, UserEntry
+    >>> from ..events import ChatEntry, ToolEntry, UserEntry
     >>> stamp = "2024-05-01T12:00:00Z"
     >>> history = [UserEntry(content="Recipes?", timestamp=stamp),
     ...            ChatEntry(id="m1", content="Let me look.", timestamp=stamp),
