@@ -207,3 +207,30 @@ def test_unreadable_bodies_get_a_4xx(server: Server) -> None:
         assert response.status == 405 and json.loads(response.read())["code"] == "method"
     finally:
         connection.close()
+
+
+# -- the history converters, read by the clients' own code ------------------------------------------------
+
+
+def test_history_converters_pass_the_clients(node: str) -> None:
+    from test_ui import stored_history
+
+    from agentmsg.ui import agui, aisdk
+
+    history = stored_history()
+    snapshot = agui.messages_snapshot(history)
+    ui_messages = aisdk.ui_messages(history)
+
+    def check(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        done = subprocess.run([node, str(JS / "validate_history.mjs")], capture_output=True, text=True, cwd=JS,
+                              input=json.dumps({"uiMessages": messages, "snapshot": snapshot}), timeout=TIMEOUT)
+        assert done.returncode == 0, done.stderr[-3000:]
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+    result = check(ui_messages)
+    assert result["aisdk"] == "ok"  # the AI SDK's validateUIMessages accepts UIMessage[]
+    assert result["agui"] == snapshot["messages"]  # @ag-ui/client takes the MESSAGES_SNAPSHOT as it is
+    broken = json.loads(json.dumps(ui_messages))
+    del broken[1]["parts"][1]["toolCallId"]
+    assert check(broken)["aisdk"] != "ok"  # and the check can fail
