@@ -434,3 +434,116 @@ def test_ui_messages_group_a_turn_into_one_assistant_message() -> None:
     json.dumps(messages)  # plain JSON
     with pytest.raises(TypeError):
         aisdk.ui_messages([{"role": "user"}])  # type: ignore[list-item]
+
+
+# -- the issue-15 protocol events: turn ids, message:end, reasoning, arguments, approvals, cancel ----------
+
+
+def approval_turn() -> list[events.Event]:
+    return [
+        events.TurnStart(turn_id="turn1", session_id="s1"),
+        events.ReasoningStart(id="r1"), events.ReasoningChunk(id="r1", chunk="They want recipes."),
+        events.ReasoningChunk(id="r1", chunk=""), events.ReasoningEnd(id="r1"),
+        events.MessageStart(id="m1"), events.MessageChunk(id="m1", chunk="Let me look."), events.MessageEnd(id="m1"),
+        events.ToolMessageStart(id="t1", tool_name="delete_recipe", title="Calling delete_recipe", status="pending",
+                                timestamp=STAMP, arguments={"name": "Omelette"}, tool_call_id="call_1"),
+        events.ToolApprovalRequest(id="t1", turn_id="turn1", tool_name="delete_recipe", arguments={"name": "Omelette"}),
+    ]
+
+
+def resumed_turn(approved: bool) -> list[events.Event]:
+    if approved:
+        tool = [events.ToolMessageUpdate(id="t1", patch={"status": "running"}),
+                events.ToolMessageUpdate(id="t1", patch={"content": "deleted"}),
+                events.ToolMessageComplete(id="t1", status="completed", timestamp=STAMP)]
+    else:
+        tool = [events.ToolMessageUpdate(id="t1", patch={"content": "The user denied this tool call."}),
+                events.ToolMessageComplete(id="t1", status="error", timestamp=STAMP, error="denied: not now")]
+    return [*tool, events.MessageStart(id="m2"), events.MessageChunk(id="m2", chunk="Done."), events.MessageEnd(id="m2"),
+            events.Completion.ok({"text": "Done."}, turn_id="turn1")]
+
+
+def test_agui_reasoning_arguments_and_an_approval_interrupt_then_resume() -> None:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    first = [e for item in approval_turn() for e in run.translate(item)] + run.close()
+    check_agui_sequence(first)
+    kinds = [e["type"] for e in first]
+    assert kinds[:7] == ["RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
+                         "REASONING_MESSAGE_END", "REASONING_END", "TEXT_MESSAGE_START"]
+    assert kinds.count("RUN_STARTED") == 1 and kinds.count("TEXT_MESSAGE_END") == 1
+    args = next(e for e in first if e["type"] == "TOOL_CALL_ARGS")
+    assert json.loads(args["delta"]) == {"name": "Omelette"} and args["toolCallId"] == "t1"
+    finished = first[-1]
+    assert finished["type"] == "RUN_FINISHED" and finished["outcome"]["type"] == "interrupt"
+    (interrupt,) = finished["outcome"]["interrupts"]
+    assert interrupt["id"] == interrupt["toolCallId"] == "t1" and interrupt["reason"] == "tool_approval"
+    assert interrupt["responseSchema"]["required"] == ["approved"]
+    with pytest.raises(ValidationError):
+        agui.AguiRun(thread_id="s1", run_id="rx").resume("ry")  # nothing paused
+    second = run.resume("r2") + [e for item in resumed_turn(False) for e in run.translate(item)]
+    check_agui_sequence([*first, *second])
+    assert second[0] == {"type": "RUN_STARTED", "threadId": "s1", "runId": "r2"}
+    result = next(e for e in second if e["type"] == "TOOL_CALL_RESULT")
+    assert result["toolCallId"] == "t1" and result["error"] == "denied: not now"
+    assert second[-1]["outcome"] == {"type": "success"} and second[-1]["runId"] == "r2"
+
+
+def test_agui_cancelled_and_coded_completions() -> None:
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    out = run.translate(events.MessageStart(id="m1"))
+    out += run.translate(events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True))
+    check_agui_sequence(out)
+    assert [e["type"] for e in out][-2:] == ["TEXT_MESSAGE_END", "RUN_FINISHED"]
+    assert out[-1]["outcome"] == {"type": "cancelled"}
+    run = agui.AguiRun(thread_id="s1", run_id="r1")
+    out = run.translate(events.Completion.failed("stopped after 8 model calls", code="step_limit"))
+    check_agui_sequence(out)
+    assert out[-1] == {"type": "RUN_ERROR", "message": "stopped after 8 model calls", "code": "step_limit"}
+
+
+def test_aisdk_reasoning_arguments_approval_and_resume() -> None:
+    stream = aisdk.AiSdkStream(message_id="a1")
+    first = [c for item in approval_turn() for c in stream.translate(item)] + stream.close()
+    kinds = [c["type"] for c in first]
+    assert kinds == ["start", "start-step", "reasoning-start", "reasoning-delta", "reasoning-end", "text-start",
+                     "text-delta", "text-end", "tool-input-start", "tool-input-available", "tool-approval-request",
+                     "finish-step", "finish"]
+    assert first[9]["input"] == {"name": "Omelette"}
+    assert first[10] == {"type": "tool-approval-request", "approvalId": "t1", "toolCallId": "t1"}
+    assert first[-1] == {"type": "finish", "finishReason": "tool-calls"}
+    approved = aisdk.AiSdkStream(message_id="a1")
+    for item in approval_turn():
+        approved.translate(item)
+    approved.close()
+    second = approved.resume() + [c for item in resumed_turn(True) for c in approved.translate(item)]
+    assert second[0] == {"type": "start", "messageId": "a1"}  # the same assistant message goes on
+    final = next(c for c in second if c["type"] == "tool-output-available" and "preliminary" not in c)
+    assert final["output"]["content"] == "deleted" and second[-1] == {"type": "finish", "finishReason": "stop"}
+    stream.resume()
+    denied = [c for item in resumed_turn(False) for c in stream.translate(item)]
+    assert {"type": "tool-output-denied", "toolCallId": "t1"} in denied
+
+
+def test_aisdk_cancelled_completion_is_an_abort() -> None:
+    stream = aisdk.AiSdkStream(message_id="a1")
+    out = stream.translate(events.TurnStart(turn_id="turn1"))
+    out += stream.translate(events.MessageStart(id="m1"))
+    out += stream.translate(events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True))
+    assert [c["type"] for c in out] == ["start", "start-step", "text-start", "text-end", "abort"]
+    assert out[-1]["reason"] == "the turn was cancelled" and stream.close() == []
+
+
+def test_history_with_entry_ids_arguments_and_errors() -> None:
+    init = events.ChatInit.from_dict({"status": "success", "artifacts": [], "messages": [
+        {"id": "u-1", "role": "user", "content": "Delete the omelette", "timestamp": STAMP},
+        {"id": "t1", "role": "assistant", "kind": "tool", "status": "error", "toolName": "delete_recipe", "title": "",
+         "content": "The user denied this tool call.", "progressText": "", "timestamp": STAMP, "completedAt": STAMP,
+         "arguments": {"name": "Omelette"}, "toolCallId": "call_1", "error": "denied: not now"}]})
+    snapshot = agui.messages_snapshot(init)
+    AGUI_EVENT.validate_python(snapshot)
+    user, assistant, result, _activity = snapshot["messages"]
+    assert user["id"] == "u-1" and json.loads(assistant["toolCalls"][0]["function"]["arguments"]) == {"name": "Omelette"}
+    assert result["error"] == "denied: not now"
+    (_, message) = aisdk.ui_messages(init)
+    (part,) = message["parts"]
+    assert part["input"] == {"name": "Omelette"} and part["errorText"] == "denied: not now"
