@@ -1,5 +1,6 @@
 // Runs @ag-ui/client's HttpAgent against examples/web_chat's POST /api/agui (tests/test_ui_clients.py).
-// stdin: {"url", "token"?, "threadId", "steps": [{"message"?, "resume"?}]}; stdout: one JSON line
+// stdin: {"url", "token"?, "threadId", "steps": [{"message"?, "resume"?, "approve"?, "reason"?}]} ("approve" answers
+// every pending interrupt of the last run: resolved with {approved, reason?}); stdout: one JSON line
 // {"runs": [{"events", "error", "result", "interrupts", "messages"}]}: what the client rebuilt.
 import { HttpAgent } from "@ag-ui/client";
 
@@ -18,8 +19,13 @@ for (const step of plan.steps) {
     n += 1;
     agent.addMessage({ id: `user-${n}`, role: "user", content: step.message });
   }
+  let resume = step.resume;
+  if (step.approve !== undefined) {
+    const payload = step.reason === undefined ? { approved: step.approve } : { approved: step.approve, reason: step.reason };
+    resume = agent.pendingInterrupts.map((interrupt) => ({ interruptId: interrupt.id, status: "resolved", payload }));
+  }
   try {
-    const run = await agent.runAgent(step.resume ? { resume: step.resume } : {}, {
+    const run = await agent.runAgent(resume ? { resume } : {}, {
       onEvent({ event }) {
         events.push(event);
       },

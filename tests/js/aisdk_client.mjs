@@ -1,5 +1,7 @@
 // Runs the AI SDK's DefaultChatTransport + readUIMessageStream against examples/web_chat's POST /api/aisdk
-// (tests/test_ui_clients.py). stdin: {"url", "token"?, "chatId", "steps": [{"text"?, "image"?, "approve"?}]};
+// (tests/test_ui_clients.py). stdin: {"url", "token"?, "chatId", "steps": [{"text"?, "image"?, "approve"?, "reason"?,
+// "abortAfter"?}]} ("approve" answers the approval requests of the last assistant message; "abortAfter" aborts the
+// request once that many chunks came, as useChat's stop() does);
 // stdout: one JSON line {"turns": [{"chunks", "invalid", "errors", "message"}], "messages"}: every chunk as
 // received, the ones uiMessageChunkSchema refuses, and the UIMessage the client rebuilt.
 import { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema } from "ai";
@@ -34,6 +36,7 @@ for (const step of plan.steps) {
   const chunks = [];
   const invalid = [];
   const errors = [];
+  const abort = new AbortController();
   let message;
   try {
     const stream = await transport.sendMessages({
@@ -41,11 +44,12 @@ for (const step of plan.steps) {
       chatId: plan.chatId,
       messageId: undefined,
       messages,
-      abortSignal: undefined,
+      abortSignal: abort.signal,
     });
     const checked = stream.pipeThrough(new TransformStream({
       async transform(chunk, controller) {
         chunks.push(chunk);
+        if (step.abortAfter !== undefined && chunks.length >= step.abortAfter) abort.abort();
         const verdict = await schema.validate(chunk);
         if (!verdict.success) invalid.push({ chunk, error: String(verdict.error) });
         controller.enqueue(chunk);
