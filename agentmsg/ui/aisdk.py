@@ -158,7 +158,7 @@ class AiSdkStream:
             view["status"] = e.status
             if e.status == "completed":
                 out.append({"type": "tool-output-available", "toolCallId": e.id, "output": dict(view), "dynamic": True})
-            elif view["content"] == DENIED_RESULT:
+            elif view["content"].startswith(DENIED_RESULT):  # denied (by a person or the policy), maybe with a reason
                 out.append({"type": "tool-output-denied", "toolCallId": e.id})
             else:
                 error = getattr(e, "error", None) or view["content"] or "the tool failed"

@@ -71,6 +71,6 @@ for (const step of plan.steps) {
     if (messages.length && messages[messages.length - 1].id === message.id) messages[messages.length - 1] = message;
     else messages.push(message);
   }
-  turns.push({ chunks, invalid, errors, message: message ?? null });
+  turns.push({ chunks, invalid, errors, message: message ? structuredClone(message) : null });
 }
 process.stdout.write(JSON.stringify({ turns, messages }) + "\n");
