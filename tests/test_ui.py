@@ -522,6 +522,13 @@ def test_aisdk_reasoning_arguments_approval_and_resume() -> None:
     stream.resume()
     denied = [c for item in resumed_turn(False) for c in stream.translate(item)]
     assert {"type": "tool-output-denied", "toolCallId": "t1"} in denied
+    with_reason = aisdk.AiSdkStream(message_id="a2")
+    out = [c for item in [
+        events.ToolMessageStart(id="t2", tool_name="delete_recipe", title="", timestamp=STAMP),
+        events.ToolMessageUpdate(id="t2", patch={"content": "The user denied this tool call. Reason: not now"}),
+        events.ToolMessageComplete(id="t2", status="error", timestamp=STAMP, error="denied"),
+    ] for c in with_reason.translate(item)]
+    assert out[-1] == {"type": "tool-output-denied", "toolCallId": "t2"}
 
 
 def test_aisdk_cancelled_completion_is_an_abort() -> None:
