@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentmsg import ChatMessage, ImagePart, ImageSource, TextPart, ToolCall, ValidationError
+from agentmsg.io._dialects import POSTGRESQL
 from agentmsg.io.store import SCHEMA_VERSION, MessageStore, StoreError
 from conftest import e2e
 
@@ -666,6 +667,44 @@ def test_a_sqlite_connection_factory_is_a_store(db: Path) -> None:
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
+
+
+def test_a_factory_of_an_unknown_driver_must_name_its_dialect() -> None:
+    with pytest.raises(TypeError, match="dialect="):
+        MessageStore(lambda: object())
+    with pytest.raises(TypeError, match="dialect must be one of"):
+        MessageStore(":memory:", dialect="mysql")
+
+
+@pytest.mark.parametrize("bad", ["mysql://u@h/db", "postgresql://[bad/db"])
+def test_unsupported_or_malformed_urls_are_refused(bad: str) -> None:
+    with pytest.raises((ValidationError, StoreError)) as info:
+        MessageStore(bad)
+    assert "hunter" not in str(info.value)
+    if isinstance(info.value, ValidationError):
+        assert (info.value.path, info.value.code) == ("path", "value")
+    else:
+        assert info.value.code == "io"
+
+
+@pytest.mark.parametrize(
+    ("sqlstate", "code"),
+    [
+        ("53100", "full"), ("55P03", "locked"), ("57014", "locked"), ("40001", "locked"), ("40P01", "locked"),
+        ("XX001", "corrupt"), ("57P01", "io"), ("08006", "io"), ("28P01", "io"), ("3D000", "io"),
+        ("42501", "io"), ("23505", "io"), ("22021", "io"),
+    ],
+)
+def test_psycopg_errors_map_by_sqlstate_class(sqlstate: str, code: str) -> None:
+    """Each psycopg error class (looked up by its SQLSTATE) gives its StoreError code; the text is not read."""
+    from agentmsg.io.store import _store_error
+
+    import psycopg.errors
+
+    exc = psycopg.errors.lookup(sqlstate)("secret content that must not be read")
+    assert exc.sqlstate == sqlstate
+    error = _store_error(POSTGRESQL.classify(exc), POSTGRESQL.detail(exc), 1.0)
+    assert error.code == code and "secret" not in error.message
 
 
 # -- hypothesis: any conversation saved in any batches loads back equal -----------------------------
