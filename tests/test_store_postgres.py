@@ -6,6 +6,8 @@ test gets a fresh schema. The suite shared with SQLite is tests/test_store.py (`
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import time
@@ -265,6 +267,23 @@ def test_a_connection_terminated_mid_transaction_saves_nothing_and_reconnects(ur
         assert [m.text for m in store.load("c1")] == ["kept"]  # reconnected; nothing of the batch
         store.save("c1", ChatMessage.assistant("after"))
         assert store.count("c1") == 2 and _backend_pid(store) != pid
+
+
+def test_a_server_that_stops_answering_is_cut_off_and_the_store_reconnects(url: str) -> None:
+    """A frozen backend (SIGSTOP) answers nothing, so no server-side timeout fires: the store's watchdog
+    cuts the connection after 2 x timeout + 1 s, the call fails with 'io', and the next call connects again."""
+    with MessageStore(url, timeout=0.5) as store:
+        store.save("c1", ChatMessage.user("before"))
+        pid = _backend_pid(store)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(StoreError) as info:
+                store.save("c1", ChatMessage.user("lost"))
+            assert info.value.code == "io" and "next call connects again" in info.value.message
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert [m.text for m in store.load("c1")] == ["before"]
+        assert _backend_pid(store) != pid
 
 
 def test_a_closed_store_does_not_reconnect(url: str) -> None:

@@ -44,15 +44,14 @@ class Dialect:
         """Return ``statement`` in the driver's parameter style (``?`` here)."""
         return statement.replace("{table}", self.table)
 
-    def prepare(self, conn: Connection, timeout: float) -> None:
+    # Whether a call that gets no answer at all is cut client-side (a server that froze).
+    watched = False
+
+    def prepare(self, conn: Connection, cursor: Cursor, timeout: float) -> None:
         """Put a fresh connection in autocommit mode (explicit transactions) with the store's timeout."""
         if hasattr(conn, "isolation_level"):
             conn.isolation_level = None
-        cursor = conn.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout = {_millis(timeout):d}")
-        finally:
-            cursor.close()
+        cursor.execute(f"PRAGMA busy_timeout = {_millis(timeout):d}")
 
     def lock_conversation(self, cursor: Cursor, conversation_id: str) -> None:
         """Serialize writers of one conversation (SQLite's ``BEGIN IMMEDIATE`` already serializes all)."""
@@ -115,19 +114,17 @@ class PostgresDialect(Dialect):
     def sql(self, statement: str) -> str:
         return super().sql(statement).replace("?", "%s")
 
-    def prepare(self, conn: Connection, timeout: float) -> None:
+    watched = True
+
+    def prepare(self, conn: Connection, cursor: Cursor, timeout: float) -> None:
         """Autocommit (explicit transactions); bound every statement, lock wait and idle transaction."""
         if hasattr(conn, "autocommit"):
             conn.autocommit = True
         millis = _millis(timeout)
-        cursor = conn.cursor()
-        try:
-            # A statement that runs longer, a lock awaited longer, or a transaction this process
-            # left idle longer (a frozen client holding a conversation's lock) ends on the server.
-            for setting in ("statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout"):
-                cursor.execute(f"SET {setting} = {millis:d}")
-        finally:
-            cursor.close()
+        # A statement that runs longer, a lock awaited longer, or a transaction this process left
+        # idle longer (a frozen client holding a conversation's lock) ends on the server.
+        for setting in ("statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout"):
+            cursor.execute(f"SET {setting} = {millis:d}")
 
     def lock_conversation(self, cursor: Cursor, conversation_id: str) -> None:
         # Writers of one conversation queue here (released at COMMIT or ROLLBACK); the primary

@@ -30,7 +30,9 @@ The layout's version is ``PRAGMA user_version`` in SQLite and the one row of
 ``agentmsg_schema`` in PostgreSQL; opening a database applies the migration steps from its
 version up to ``SCHEMA_VERSION`` in one transaction, under a lock, so concurrent openers migrate
 once. One connection serves all threads, behind a lock; a PostgreSQL connection that is lost is
-dropped, the call fails, and the next call connects again.
+dropped, the call fails, and the next call connects again; so is one whose server stops answering
+altogether (2 x ``timeout`` + 1 s without an answer to a statement: a watchdog thread shuts its
+socket down, since no server-side timeout can fire on a frozen server).
 
 Failures of the database are ``StoreError`` (a ``ProcessingError``) with a stable ``code``, never
 a raw driver error, and never with SQL, parameters or message content in them: ``locked``
@@ -49,6 +51,7 @@ import importlib
 import math
 import os
 import re
+import socket
 import sqlite3
 import sys
 import threading
@@ -180,7 +183,8 @@ class MessageStore:
     Messages may be ``ChatMessage`` objects or their canonical dicts; saving validates them all
     first and writes them in one transaction. ``timeout`` bounds, in seconds, the wait for
     another writer's lock and, on PostgreSQL, every statement, the connection attempt (at least
-    2 s: libpq's minimum) and a transaction left idle. Safe to share between threads; each
+    2 s: libpq's minimum) and a transaction left idle; a PostgreSQL server that does not answer
+    a statement for 2 x ``timeout`` + 1 s is cut off (the call fails, the next one reconnects). Safe to share between threads; each
     process opens its own store.
 
     >>> import sqlite3
@@ -203,6 +207,7 @@ class MessageStore:
         self._lock = threading.Lock()
         self._conn: Connection | None = None
         self._closed = False
+        self._watchdog: _Watchdog | None = None
         known: Dialect | None = None if dialect is None else DIALECTS[dialect]
         if isinstance(database, (str, os.PathLike)):
             path = os.fspath(database)
@@ -247,15 +252,15 @@ class MessageStore:
 
         def run(step: Callable[[Cursor], R]) -> R:
             def on_cursor() -> R:
-                cursor = conn.cursor()
+                cursor = self._cursor(conn)
                 try:
                     return step(cursor)
                 finally:
-                    cursor.close()
+                    self._disarm(cursor)
 
             return self._retrying(on_cursor)
 
-        self._retrying(lambda: dialect.prepare(conn, self._timeout))
+        run(lambda cursor: dialect.prepare(conn, cursor, self._timeout))
         version = run(dialect.read_version)
         if version > SCHEMA_VERSION:
             raise _newer(version)
@@ -263,6 +268,21 @@ class MessageStore:
             run(lambda cursor: cursor.execute("PRAGMA journal_mode=WAL").fetchone())
         if version < SCHEMA_VERSION:
             run(lambda cursor: _migrate(conn, cursor, dialect))
+
+    def _cursor(self, conn: Connection) -> Cursor:
+        """Return a cursor; on a server dialect, one whose statements the watchdog times."""
+        cursor = conn.cursor()
+        if not self._dialect.watched:
+            return cursor
+        if self._watchdog is None:
+            self._watchdog = _Watchdog(2 * self._timeout + 1.0)
+        return _WatchedCursor(cursor, conn, self._watchdog)
+
+    def _disarm(self, cursor: Cursor) -> None:
+        """Close a cursor from ``_cursor`` and stop timing it (before the connection may be closed)."""
+        if self._watchdog is not None:
+            self._watchdog.disarm()
+        cursor.close()
 
     def _retrying(self, step: "Callable[[], R]") -> R:
         """Run ``step``; while the database is busy (another store opening it), retry until ``timeout``.
@@ -319,11 +339,11 @@ class MessageStore:
             while True:
                 conn = self._connection()
                 try:
-                    cursor = conn.cursor()
+                    cursor = self._cursor(conn)
                     try:
                         return step(cursor)
                     finally:
-                        cursor.close()
+                        self._disarm(cursor)
                 except Exception as exc:
                     if not _driver_error(exc):
                         raise
@@ -454,12 +474,17 @@ class MessageStore:
         """Close the database connection (idempotent); saved data stays."""
         with self._lock:
             self._closed = True
+            if self._watchdog is not None:
+                self._watchdog.stop()
             if self._conn is not None:
                 conn, self._conn = self._conn, None
                 _close_quietly(conn)
 
     def __del__(self) -> None:
         # A store dropped without close() closes its connection (Python 3.13 warns otherwise).
+        watchdog = getattr(self, "_watchdog", None)
+        if watchdog is not None:
+            watchdog.stop()
         conn = getattr(self, "_conn", None)
         if conn is not None:
             _close_quietly(conn)
@@ -473,6 +498,93 @@ class MessageStore:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         return f"MessageStore({self._path!r}, {state})"
+
+
+class _Watchdog:
+    """Cut a connection's socket when a statement gets no answer within ``limit`` seconds.
+
+    The server bounds its own work (``statement_timeout``); this is for a server that stopped
+    answering altogether (frozen, or the network gone), where no server-side timeout can fire
+    and the driver would wait forever. Shutting the socket down makes the waiting driver call
+    fail at once as a lost connection; the store then drops it and connects again next time.
+    One thread per store, started on its first timed statement, idle while nothing runs.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self._limit = limit
+        self._cond = threading.Condition(threading.Lock())
+        self._conn: Connection | None = None
+        self._deadline: float | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def arm(self, conn: Connection) -> None:
+        """Start (or restart) the clock for a statement on ``conn``."""
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="agentmsg-store-watchdog", daemon=True)
+                self._thread.start()
+            idle = self._deadline is None
+            self._conn, self._deadline = conn, time.monotonic() + self._limit
+            if idle:
+                self._cond.notify()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._conn = self._deadline = None
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._conn = self._deadline = None
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                if self._deadline is None:
+                    self._cond.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                _cut(self._conn)
+                self._conn = self._deadline = None
+
+
+def _cut(conn: Connection) -> None:
+    """Shut a connection's socket down (both ways) so that a driver waiting on it returns."""
+    try:
+        duplicate = socket.socket(fileno=os.dup(conn.fileno()))
+    except Exception:  # noqa: BLE001 - no socket (closed already, or a driver without fileno): nothing to cut
+        return
+    try:
+        duplicate.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        duplicate.close()
+
+
+class _WatchedCursor:
+    """A DB-API cursor whose ``execute`` and ``executemany`` run under the watchdog's clock."""
+
+    __slots__ = ("_cursor", "_conn", "_watchdog")
+
+    def __init__(self, cursor: Cursor, conn: Connection, watchdog: _Watchdog) -> None:
+        self._cursor, self._conn, self._watchdog = cursor, conn, watchdog
+
+    def execute(self, *args: Any) -> Any:
+        self._watchdog.arm(self._conn)
+        return self._cursor.execute(*args)
+
+    def executemany(self, *args: Any) -> Any:
+        self._watchdog.arm(self._conn)
+        return self._cursor.executemany(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
 
 
 def _migrate(conn: Connection, cursor: Cursor, dialect: Dialect) -> None:
