@@ -674,6 +674,10 @@ def test_a_factory_of_an_unknown_driver_must_name_its_dialect() -> None:
         MessageStore(lambda: object())
     with pytest.raises(TypeError, match="dialect must be one of"):
         MessageStore(":memory:", dialect="mysql")
+    with pytest.raises(TypeError, match="contradicts"):
+        MessageStore(":memory:", dialect="postgresql")
+    with MessageStore(":memory:", dialect="sqlite") as store:
+        assert store.dialect == "sqlite"
 
 
 @pytest.mark.parametrize("bad", ["mysql://u@h/db", "postgresql://[bad/db"])

@@ -50,7 +50,8 @@ def test_a_url_opens_a_postgresql_store_with_its_own_tables(url: str) -> None:
 def test_the_url_password_never_shows(postgres_url: str) -> None:
     sql(postgres_url, "DROP ROLE IF EXISTS writer")
     sql(postgres_url, "CREATE ROLE writer LOGIN SUPERUSER PASSWORD 'hunter2-secret'")
-    secret = postgres_url.replace("postgres@", "writer:hunter2-secret@") + "?application_name=x&password=hunter2-secret"
+    fresh = fresh_schema_url(postgres_url)  # '...?options=...': the store's tables go there, not in public
+    secret = fresh.replace("postgres@", "writer:hunter2-secret@") + "&application_name=x&password=hunter2-secret"
     with MessageStore(secret) as store:
         assert "hunter2" not in store.path and "hunter2" not in repr(store)
         assert store.path.startswith("postgresql://writer@127.0.0.1:") and store.path.endswith("/postgres")

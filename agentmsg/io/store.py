@@ -184,8 +184,8 @@ class MessageStore:
     first and writes them in one transaction. ``timeout`` bounds, in seconds, the wait for
     another writer's lock and, on PostgreSQL, every statement, the connection attempt (at least
     2 s: libpq's minimum) and a transaction left idle; a PostgreSQL server that does not answer
-    a statement for 2 x ``timeout`` + 1 s is cut off (the call fails, the next one reconnects). Safe to share between threads; each
-    process opens its own store.
+    a statement for 2 x ``timeout`` + 1 s is cut off (the call fails, the next one reconnects).
+    Safe to share between threads; each process opens its own store.
 
     >>> import sqlite3
     >>> with MessageStore(lambda: sqlite3.connect(":memory:", check_same_thread=False)) as store:
@@ -215,10 +215,14 @@ class MessageStore:
                 raise TypeError(f"database must be a str path or URL, got {type_name(path)}")
             if not path:
                 raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
+            implied: Dialect
             if _URL.match(path):
-                self._factory, self._path, known = _url_factory(path, self._timeout), _redacted(path), POSTGRESQL
+                self._factory, self._path, implied = _url_factory(path, self._timeout), _redacted(path), POSTGRESQL
             else:
-                self._factory, self._path, known = _sqlite_factory(path, self._timeout), path, SQLITE
+                self._factory, self._path, implied = _sqlite_factory(path, self._timeout), path, SQLITE
+            if known is not None and known is not implied:
+                raise TypeError(f"dialect={dialect!r} contradicts the database given (a {implied.name} one)")
+            known = implied
         elif callable(database):
             self._factory = database
             self._path = f"<connection factory {getattr(database, '__qualname__', type(database).__name__)}>"
