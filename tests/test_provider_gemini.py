@@ -229,7 +229,7 @@ def camel(value: Any) -> Any:
     return value
 
 
-def standard_b64(value: Any, keys: tuple[str, ...] = ("data",)) -> Any:
+def standard_b64(value: Any, keys: tuple[str, ...] = ("data", "thoughtSignature")) -> Any:
     """Base64 in the standard alphabet (the SDK writes bytes, data and signatures, URL-safe)."""
     if isinstance(value, dict):
         return {k: (v.replace("-", "+").replace("_", "/") if k in keys and isinstance(v, str) else standard_b64(v, keys)) for k, v in value.items()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from agentmsg import (
     ToolDefinition,
     ValidationError,
 )
-from agentmsg.providers import Response, anthropic, ollama, openai
+from agentmsg.providers import Response, anthropic, gemini, ollama, openai, openai_responses
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -317,6 +318,14 @@ RAW_SSE = [
     (openai, "openai/raw/chat_stream_tool_call_single.sse", "openai/chat_stream_tool_call_single.json"),
     (anthropic, "anthropic/raw/messages_stream_text_then_tool_use.sse", "anthropic/messages_stream_text_then_tool_use.json"),
     (anthropic, "anthropic/raw/messages_stream_tool_use_only.sse", "anthropic/messages_stream_tool_use_only.json"),
+    (openai_responses, "openai-responses/raw/stream_function_call.sse", "openai-responses/stream_function_call.json"),
+    (openai_responses, "openai-responses/raw/stream_reasoning_text_function_call.sse",
+     "openai-responses/stream_reasoning_text_function_call.json"),
+    (openai_responses, "openai-responses/raw/stream_text_after_tool_result.sse",
+     "openai-responses/stream_text_after_tool_result.json"),
+    (gemini, "gemini/raw/stream_function_call.sse", "gemini/stream_function_call.json"),
+    (gemini, "gemini/raw/stream_text.sse", "gemini/stream_text.json"),
+    (gemini, "gemini/raw/stream_thinking.sse", "gemini/stream_thinking.json"),
 ]
 
 
@@ -329,6 +338,7 @@ def test_feed_raw_sse_however_it_is_cut(module: Any, raw: str, parsed: str) -> N
         "byte by byte": [data[k:k + 1] for k in range(len(data))],
         "crlf, odd pieces": chunks_of(data.replace(b"\n", b"\r\n"), 7),
         "cr only, as text": [piece.decode("utf-8", "replace") for piece in chunks_of(data.replace(b"\n", b"\r"), 4096)],
+        "random cuts": random_cuts(data, random.Random(raw)),
     }
     one = module.StreamParser()
     expected_items = [item for chunk in load(parsed) for item in one.feed(chunk)]
@@ -341,6 +351,16 @@ def test_feed_raw_sse_however_it_is_cut(module: Any, raw: str, parsed: str) -> N
 
 def chunks_of(data: bytes, size: int) -> list[bytes]:
     return [data[k:k + size] for k in range(0, len(data), size)]
+
+
+def random_cuts(data: bytes, rng: random.Random) -> list[bytes]:
+    """Cut ``data`` at random places (pieces of 0 to 300 bytes, empty reads included)."""
+    pieces, k = [], 0
+    while k < len(data):
+        size = rng.randrange(0, 300)
+        pieces.append(data[k:k + size])
+        k += size
+    return pieces
 
 
 def test_feed_raw_splits_inside_a_utf8_character_and_reads_done() -> None:
@@ -384,6 +404,10 @@ def test_feed_raw_refuses_what_is_not_json() -> None:
         (openai, "openai/chat_stream_text_only.json", lambda c: not any(ch.get("finish_reason") for ch in c.get("choices", []))),
         (anthropic, "anthropic/messages_stream_text_then_tool_use.json", lambda e: e["type"] not in ("message_delta", "message_stop")),
         (ollama, "ollama/chat_stream_tool_calls.json", lambda line: not line.get("done")),
+        (openai_responses, "openai-responses/stream_reasoning_text_function_call.json",
+         lambda e: e["type"] not in ("response.completed", "response.incomplete")),
+        (gemini, "gemini/stream_thinking.json",
+         lambda c: not any(cand.get("finishReason") for cand in c.get("candidates", []))),
     ],
 )
 def test_finish_on_an_empty_or_cut_off_stream_raises(module: Any, fixture: str, keep: Any) -> None:
@@ -400,3 +424,29 @@ def test_finish_on_an_empty_or_cut_off_stream_raises(module: Any, fixture: str, 
         parser.finish()
     assert info.value.code == "incomplete"
     assert feed_all(module.StreamParser(), chunks).finish_reason is not None
+
+
+def test_responses_and_gemini_take_sdk_objects() -> None:
+    from google.genai import types as genai_types
+    from openai._models import construct_type  # how the client builds its objects: unvalidated
+    from openai.types.responses import Response as OpenAIResponse
+    from openai.types.responses import ResponseStreamEvent
+
+    body = load("openai-responses/response_reasoning_function_call.json")
+    sdk_body = construct_type(value=body, type_=OpenAIResponse)
+    assert openai_responses.parse_response(sdk_body) == openai_responses.parse_response(body)
+    events = load("openai-responses/stream_reasoning_summary_function_call.json")
+    parser = openai_responses.StreamParser()
+    for event in events:
+        parser.feed(construct_type(value=event, type_=ResponseStreamEvent))
+    assert parser.finish() == feed_all(openai_responses.StreamParser(), events)
+    assert parser.finish().message.reasoning
+    body = load("gemini/response_thinking.json")
+    sdk = genai_types.GenerateContentResponse.model_validate(body)
+    assert gemini.parse_response(sdk) == gemini.parse_response(body)
+    chunks = load("gemini/stream_thinking.json")
+    parser2 = gemini.StreamParser()
+    for chunk in chunks:
+        parser2.feed(genai_types.GenerateContentResponse.model_validate(chunk))
+    assert parser2.finish() == feed_all(gemini.StreamParser(), chunks)
+    assert parser2.finish().message.reasoning

@@ -66,9 +66,12 @@ from ._common import (
     expect_items,
     freeze_usage,
     function_from,
+    RawEvents,
     generated_id,
+    incomplete,
     make_call,
     not_a_message,
+    payload,
     refuse_file,
     relocate,
     request_body,
@@ -316,6 +319,12 @@ def _b64(data: object, path: str) -> str:
     return data.replace("-", "+").replace("_", "/")
 
 
+def _signature(part: dict[str, Any]) -> str | None:
+    """Return the part's ``thoughtSignature`` in standard base64 (google-genai writes it URL-safe)."""
+    signature = _get(part, "thoughtSignature")
+    return None if signature is None else _b64(signature, "thoughtSignature")
+
+
 def _image_from(part: dict[str, Any]) -> ImagePart | None:
     inline = _get(part, "inlineData")
     if inline is not None:
@@ -393,9 +402,7 @@ class _Model:
             if call is not None:
                 self._call(call, None)
                 return
-        signature = _get(part, "thoughtSignature")
-        if signature is not None and type(signature) is not str:
-            raise expected("a string", signature, "thoughtSignature")
+        signature = _signature(part)
         call = _get(part, "functionCall")
         if call is not None:
             self._call(call, signature)
@@ -659,9 +666,10 @@ def parse_response(body: Any) -> Response:
     ``finish_reason`` is Gemini's own (``STOP``, ``MAX_TOKENS``, ``SAFETY``...), or the
     ``promptFeedback.blockReason`` of a blocked prompt; a blocked or empty answer is an assistant
     message with empty text. An error body (``{"error": {...}}``) raises ``ValidationError``
-    with code ``provider`` naming its ``status``.
+    with code ``provider`` naming its ``status``. ``body`` may also be google-genai's
+    ``GenerateContentResponse`` (anything with ``model_dump()``).
     """
-    body = expect_object(body)
+    body = expect_object(payload(body))
     if body.get("error") is not None:
         raise provider_error(body["error"], "error")
     candidate = _candidate(body)
@@ -764,7 +772,7 @@ class _StreamedCall:
 
 
 class StreamParser:
-    """Read ``streamGenerateContent`` chunks one by one; ``finish`` gives the whole ``Response``.
+    r"""Read ``streamGenerateContent`` chunks one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
     >>> chunks = [
@@ -784,9 +792,32 @@ class StreamParser:
     (``willContinue`` and ``partialArgs``, on Vertex AI) gives a ``ToolCallDelta`` with its
     name when it starts and one with all its arguments when it ends. An error chunk raises
     ``ValidationError`` with code ``provider``.
+
+    ``feed`` also takes google-genai's ``GenerateContentResponse`` objects (anything with
+    ``model_dump()``); ``feed_raw`` takes the Server-Sent Events of
+    ``streamGenerateContent?alt=sse`` (what google-genai asks for) as bytes or text, cut anywhere:
+
+    >>> raw = StreamParser()
+    >>> raw.feed_raw(b'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "Gr\xc3')
+    ()
+    >>> raw.feed_raw(b'\xbc\xc3\x9fe"}]}, "finishReason": "STOP"}]}\r\n\r\n')
+    ('Grüße',)
+    >>> raw.finish().message.content
+    'Grüße'
+
+    ``finish`` on a stream whose chunks never gave a ``finishReason`` (nor a
+    ``promptFeedback.blockReason``) raises ``ValidationError`` with code ``incomplete``:
+
+    >>> try:
+    ...     StreamParser().finish()
+    ... except ValidationError as exc:
+    ...     print(exc.code, "-", exc)
+    incomplete - the stream is incomplete: it ended before a chunk with a finishReason (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_reasoning", "_thinking", "_calls", "_open", "_signatures", "_scope", "_finish_reason", "_usage")
+    __slots__ = (
+        "_texts", "_reasoning", "_thinking", "_calls", "_open", "_signatures", "_scope", "_finish_reason", "_usage", "_raw"
+    )
 
     def __init__(self) -> None:
         self._texts: list[str] = []
@@ -798,10 +829,17 @@ class StreamParser:
         self._scope = "stream"
         self._finish_reason: str | None = None
         self._usage: Any = None
+        self._raw: RawEvents | None = None
+
+    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+        """Take the next piece of the raw SSE stream; return what the chunks it completed carried."""
+        if self._raw is None:
+            self._raw = RawEvents(sse=True)
+        return tuple(item for chunk in self._raw.feed(data) for item in self.feed(chunk))
 
     def feed(self, chunk: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take one chunk and return what it carried."""
-        chunk = expect_object(chunk)
+        chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
             raise provider_error(chunk["error"], "error")
         if not self._calls and not self._texts and type(chunk.get("responseId")) is str:
@@ -833,9 +871,7 @@ class StreamParser:
         return index
 
     def _part(self, part: dict[str, Any], out: list[str | ReasoningDelta | ToolCallDelta]) -> None:
-        signature = _get(part, "thoughtSignature")
-        if signature is not None and type(signature) is not str:
-            raise expected("a string", signature, "thoughtSignature")
+        signature = _signature(part)
         call = _get(part, "functionCall")
         if call is not None:
             self._thinking = None
@@ -925,6 +961,11 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream."""
+        if self._raw is not None:
+            for chunk in self._raw.close():
+                self.feed(chunk)
+        if self._finish_reason is None:
+            raise incomplete("a chunk with a finishReason")
         self._close([])
         calls = []
         for k, streamed in enumerate(self._calls):

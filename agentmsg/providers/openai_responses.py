@@ -72,7 +72,10 @@ from ._common import (
     image_from_url,
     image_url,
     make_call,
+    RawEvents,
+    incomplete,
     not_a_message,
+    payload,
     relocate,
     request_body,
     wire_name,
@@ -507,9 +510,10 @@ def parse_response(body: Any) -> Response:
 
     ``finish_reason`` is the ``status`` (``completed``), or for an ``incomplete`` response its
     reason (``max_output_tokens``, ``content_filter``). An error body (``{"error": {...}}``)
-    or a ``failed`` response raises ``ValidationError`` with code ``provider``.
+    or a ``failed`` response raises ``ValidationError`` with code ``provider``. ``body`` may also
+    be the official client's ``Response`` object (anything with ``model_dump()``).
     """
-    body = expect_object(body)
+    body = expect_object(payload(body))
     error = body.get("error")
     if error is not None and ("output" not in body or body.get("status") == "failed"):
         raise provider_error(error, "error")
@@ -536,7 +540,7 @@ def parse_response(body: Any) -> Response:
 
 
 class StreamParser:
-    """Read Responses stream events one by one; ``finish`` gives the whole ``Response``.
+    r"""Read Responses stream events one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
     >>> events = [
@@ -559,9 +563,32 @@ class StreamParser:
     output items, ``finish`` reads the message from them (its ``encrypted_content`` is the final
     one); otherwise it joins what streamed. ``error`` and ``response.failed`` raise
     ``ValidationError`` with code ``provider``; event types this version does not know are ignored.
+
+    ``feed`` also takes the official client's event objects (anything with ``model_dump()``);
+    ``feed_raw`` takes the SSE bytes or text as they arrive from the socket, cut anywhere
+    (``event:`` lines are read past: the JSON names its type):
+
+    >>> raw = StreamParser()
+    >>> raw.feed_raw(b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "output_index": 0, "delta": "Gr\xc3')
+    ()
+    >>> raw.feed_raw(b'\xbc\xc3\x9fe"}\r\n\r\ndata: {"type": "response.completed", "response": {"status": "completed", "output": []}}\n\n')
+    ('Grüße',)
+    >>> raw.finish().message.content
+    'Grüße'
+
+    ``finish`` on a stream that never reached ``response.completed`` (nor
+    ``response.incomplete``) raises ``ValidationError`` with code ``incomplete``:
+
+    >>> try:
+    ...     StreamParser().finish()
+    ... except ValidationError as exc:
+    ...     print(exc.code, "-", exc)
+    incomplete - the stream is incomplete: it ended before response.completed (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_refusal", "_calls", "_reasoning", "_items", "_summaries", "_final", "_usage", "_status")
+    __slots__ = (
+        "_texts", "_refusal", "_calls", "_reasoning", "_items", "_summaries", "_final", "_usage", "_status", "_raw", "_ended"
+    )
 
     def __init__(self) -> None:
         self._texts: dict[int, list[str]] = {}  # output_index -> text pieces
@@ -573,10 +600,18 @@ class StreamParser:
         self._final: Response | None = None
         self._usage: Any = None
         self._status: str | None = None
+        self._raw: RawEvents | None = None
+        self._ended = False
+
+    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
+        if self._raw is None:
+            self._raw = RawEvents(sse=True)
+        return tuple(item for event in self._raw.feed(data) for item in self.feed(event))
 
     def feed(self, event: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
         """Take one event and return what it carried."""
-        event = expect_object(event)
+        event = expect_object(payload(event))
         kind = get_str(event, "type")
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             text = get_str(event, "delta")
@@ -675,6 +710,7 @@ class StreamParser:
                 self._reasoning.annotate(self._summaries[(index, 0)], signature=signature)
 
     def _completed(self, event: dict[str, Any]) -> None:
+        self._ended = True
         response = get_object(event, "response")
         try:
             self._usage = freeze_usage(response.get("usage"), "usage")
@@ -687,6 +723,11 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream."""
+        if self._raw is not None:
+            for event in self._raw.close():
+                self.feed(event)
+        if not self._ended:
+            raise incomplete("response.completed")
         if self._final is not None:
             return self._final
         calls = finish_calls(self._calls, lambda i, field: f"tool_calls[{i}].{field}")
