@@ -13,7 +13,8 @@ Theory of operation. Each branch is a list of records; records are immutable, so
 (an approval, a resolved file) replaces the record with the same id on every branch holding it
 and marks the id dirty until ``mark_clean``. A record id names one record across the context.
 Rendering walks the active branch once: user-side records (user text, file references, images)
-gather into one user message, assistant text and tool requests into one assistant message, and
+gather into one user message, assistant text and tool requests into one assistant message (with
+the parts of the turn's reasoning records as its ``reasoning``), and
 each tool request is followed at once by one tool message per call, taken from the matching
 ``ToolResultRecord`` wherever it sits later in the branch (a denied call without a result gets a
 short error result). System text and MCP resources join the system prompt in the single leading
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterable
 
 from ._checks import check_branch_name, check_choice, check_int, check_str, type_name
 from ._lines import split_lines
-from .content import ImagePart, TextPart
+from .content import ImagePart, ReasoningPart, TextPart
 from .errors import ValidationError
 from .history import ConversationHistory
 from .messages import ChatMessage
@@ -40,6 +41,7 @@ from .records import (
     ImageRecord,
     McpResource,
     Mode,
+    ReasoningRecord,
     Record,
     SystemControl,
     TextRecord,
@@ -56,6 +58,7 @@ _log = logging.getLogger(__name__)
 
 _RECORD_CLASSES = (
     TextRecord,
+    ReasoningRecord,
     ImageRecord,
     FileReference,
     ToolRequest,
@@ -138,6 +141,8 @@ def _tokens(messages: Iterable[ChatMessage], estimator: Estimator) -> int:
                     total += IMAGE_TOKENS
         for call in message.tool_calls:
             total += _estimate(estimator, call.name + json.dumps(call.arguments, ensure_ascii=False))
+        for thought in message.reasoning:  # sent back to the provider that made it: it counts
+            total += _estimate(estimator, thought.text)
     return total
 
 
@@ -513,6 +518,7 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[str | 
     out: list[ChatMessage] = []
     user: list[_Part] = []
     said: list[str] = []
+    thought: list[ReasoningPart] = []
     requested: set[str] = set()
 
     def flush_user() -> None:
@@ -526,8 +532,9 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[str | 
 
     def flush_assistant(calls: tuple[ToolCall, ...] = ()) -> None:
         if said or calls:
-            out.append(ChatMessage.assistant("\n\n".join(said) if said else None, calls))
+            out.append(ChatMessage.assistant("\n\n".join(said) if said else None, calls, reasoning=tuple(thought)))
             said.clear()
+        thought.clear()  # reasoning with no answer in its turn has no message to go on
 
     for index, record in enumerate(records):
         if isinstance(record, (SystemControl, UnknownRecord)):
@@ -541,6 +548,8 @@ def _render(records: tuple[Record, ...], prompt: str) -> tuple[list[tuple[str | 
             else:
                 flush_user()
                 said.append(record.text)
+        elif isinstance(record, ReasoningRecord):
+            thought.extend(record.parts)  # for the assistant message this turn renders
         elif isinstance(record, FileReference):
             if record.status == "pending":
                 raise _not_ready(index, "file reference is not resolved yet", "pending")

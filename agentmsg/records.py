@@ -51,7 +51,7 @@ from ._checks import (
 from ._fields import each, nested, wire, wired
 from ._frozen import FrozenDict, freeze_json, thaw_json
 from ._time import check_timestamp, format_timestamp, parse_timestamp
-from .content import ImageSource, TextPart
+from .content import ImageSource, ReasoningPart, TextPart, reasoning_from_dict
 from .errors import ValidationError
 from .roles import MessageRole
 from .tools import ToolCall
@@ -60,6 +60,7 @@ __all__ = [
     "FileReference",
     "ImageRecord",
     "McpResource",
+    "ReasoningRecord",
     "Record",
     "RequestedToolCall",
     "SystemControl",
@@ -205,6 +206,75 @@ class TextRecord:
         ... except ValidationError as exc:
         ...     print(exc)
         data.parts: is required
+        """
+        return _decode_as(cls, data)
+
+
+# --- reasoning ------------------------------------------------------------------------------
+
+
+def _reasoning_parts(value: object, path: str) -> tuple[ReasoningPart, ...]:
+    parts = check_items(value, path, ReasoningPart, "a ReasoningPart")
+    if not parts:
+        raise ValidationError("must hold at least one part", path, "value")
+    return parts
+
+
+def _reasoning_part(item: object) -> ReasoningPart:
+    item = check_object(item)
+    check_keys(item, frozenset({"type", "text", "signature", "redacted", "provider", "id", "anchor"}))
+    return reasoning_from_dict(item)
+
+
+@_RECORD
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningRecord:
+    """Hold the reasoning of one assistant turn, so the conversation replays it to the model's provider.
+
+    >>> from agentmsg import ReasoningPart
+    >>> rec = ReasoningRecord.of([ReasoningPart("Check the units.", signature="EqQB", provider="anthropic")], id="r1")
+    >>> rec
+    ReasoningRecord(id='r1', parts=1, text=<16 chars>)
+    >>> rec.to_dict()["data"]
+    {'parts': [{'type': 'reasoning', 'text': 'Check the units.', 'signature': 'EqQB', 'provider': 'anthropic'}]}
+
+    The parts are the assistant message's ``reasoning`` (thinking blocks with their signatures,
+    OpenAI reasoning items, Gemini thought parts and signatures, plain reasoning text). The
+    context puts them on the assistant message of the turn the record belongs to: the text and
+    tool requests that follow it, up to the next user-side record. A turn with reasoning but
+    neither text nor a tool request renders without it (there is no message to carry it).
+    """
+
+    TYPE: ClassVar[str] = "reasoning"
+    VERSION: ClassVar[int] = 1
+
+    id: str = field(default_factory=new_record_id, metadata=_ID)
+    parts: tuple[ReasoningPart, ...] = field(metadata=wire("parts", _reasoning_parts, decode=each(_reasoning_part)))
+    _from_data: ClassVar[Callable[[str, Mapping[str, Any]], "ReasoningRecord"]]
+
+    @classmethod
+    def of(cls, parts: "tuple[ReasoningPart, ...] | list[ReasoningPart]", *, id: str | None = None) -> "ReasoningRecord":
+        """Build a record of these parts (an assistant message's ``reasoning``)."""
+        return cls(id=new_record_id() if id is None else id, parts=tuple(parts))
+
+    def __repr__(self) -> str:
+        text = sum(len(part.text) for part in self.parts)
+        return f"ReasoningRecord(id={self.id!r}, parts={len(self.parts)}, text=<{text} chars>)"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Encode as an envelope (see the module docstring)."""
+        return _envelope(self.TYPE, self.VERSION, self.id, {"parts": [part.to_dict() for part in self.parts]})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], /) -> "ReasoningRecord":
+        """Decode an envelope of this type.
+
+        >>> try:
+        ...     ReasoningRecord.from_dict({"type": "reasoning", "version": 1, "id": "r", "data": {"parts": [
+        ...         {"type": "reasoning", "signature": "EqQB"}]}})
+        ... except ValidationError as exc:
+        ...     print(exc)
+        data.parts[0].provider: is required beside a signature, an id, an anchor or redacted
         """
         return _decode_as(cls, data)
 
@@ -1141,17 +1211,31 @@ class UnknownRecord:
 
 
 Record = Union[
-    TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource, UnknownRecord
+    TextRecord,
+    ReasoningRecord,
+    ImageRecord,
+    FileReference,
+    ToolRequest,
+    ToolResultRecord,
+    SystemControl,
+    McpResource,
+    UnknownRecord,
 ]
 """Any record ``decode`` can return."""
 
-_KnownRecord = Union[TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource]
-_R = TypeVar("_R", TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource)
+_KnownRecord = Union[
+    TextRecord, ReasoningRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource
+]
+_R = TypeVar(
+    "_R", TextRecord, ReasoningRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource
+)
 
 RECORD_TYPES: "Mapping[str, type[_KnownRecord]]" = FrozenDict(
     {
         cls.TYPE: cls
-        for cls in (TextRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource)
+        for cls in (
+            TextRecord, ReasoningRecord, ImageRecord, FileReference, ToolRequest, ToolResultRecord, SystemControl, McpResource
+        )
     }
 )
 """The known record classes by their ``type`` tag (each has ``TYPE`` and current ``VERSION``)."""

@@ -70,6 +70,29 @@ def test_anthropic_redacted_thinking_stream() -> None:
     assert anthropic.from_messages([{"role": "user", "content": "x"}, {"role": "assistant", "content": wire}])[1] == response.message
 
 
+def test_anthropic_recorded_thinking_and_signature_deltas() -> None:
+    """A recorded stream: thinking_delta pieces, one signature_delta, then text (claude_thinking_stream.json)."""
+    events = load("claude_thinking_stream.json")
+    parser = anthropic.StreamParser()
+    items = feed_all(parser, events)
+    thinking = "".join(e["delta"]["thinking"] for e in events if e.get("delta", {}).get("type") == "thinking_delta")
+    signature = next(e["delta"]["signature"] for e in events if e.get("delta", {}).get("type") == "signature_delta")
+    deltas = [i for i in items if isinstance(i, ReasoningDelta)]
+    assert "".join(d.text for d in deltas) == thinking and thinking.startswith("This is a straightforward question")
+    assert [d.signature for d in deltas if d.signature] == [signature] and {d.index for d in deltas} == {0}
+    response = parser.finish()
+    assert response.message.reasoning == (ReasoningPart(thinking, signature, provider="anthropic"),)
+    assert response.message.text.startswith("Here's how to cross the street safely") and response.finish_reason == "end_turn"
+    raw = anthropic.StreamParser()
+    data = (DATA / "raw" / "claude_thinking_stream.sse").read_bytes()
+    for k in range(0, len(data), 97):
+        raw.feed_raw(data[k:k + 97])
+    assert raw.finish() == response
+    wire = anthropic.to_messages([ChatMessage.user("How do I cross the street?"), response.message])[1][1]["content"]
+    assert wire == [{"type": "thinking", "thinking": thinking, "signature": signature},
+                    {"type": "text", "text": response.message.text}]
+
+
 def test_anthropic_thinking_and_signature_deltas_with_a_tool_call() -> None:
     """Scripted in the Messages API's stream shape (extended thinking with tool use)."""
     events = [
@@ -187,6 +210,7 @@ def test_anthropic_bad_thinking_blocks(block: dict[str, Any], path: str, code: s
     ("claude_thinking_replayed_request.json", "anthropic_request"),
     ("claude_thinking_after_replay_response.json", "anthropic_response"),
     ("claude_redacted_thinking_stream.json", "anthropic_stream"),
+    ("claude_thinking_stream.json", "anthropic_stream"),
 ])
 def test_recorded_thinking_payloads_pass_the_validator_as_anthropic(name: str, kind: str) -> None:
     from agentmsg.validate._kinds import KINDS
@@ -194,5 +218,6 @@ def test_recorded_thinking_payloads_pass_the_validator_as_anthropic(name: str, k
     KINDS[kind].check(load(name))
     assert sorted(p.name for p in DATA.glob("*.json")) == sorted(
         ["claude_thinking_response.json", "claude_thinking_replayed_request.json",
-         "claude_thinking_after_replay_response.json", "claude_redacted_thinking_stream.json"]
+         "claude_thinking_after_replay_response.json", "claude_redacted_thinking_stream.json",
+         "claude_thinking_stream.json"]
     )

@@ -25,6 +25,7 @@ SCHEMA_FILES: dict[str, tuple[str, str]] = {
     # records (agentmsg.records): the envelope, then one schema per record type and version
     "record": ("record.json", ""),
     "record_text_v1": ("record_text_v1.json", ""),
+    "record_reasoning_v1": ("record_reasoning_v1.json", ""),
     "record_image_v1": ("record_image_v1.json", ""),
     "record_file_reference_v1": ("record_file_reference_v1.json", ""),
     "record_file_reference_v2": ("record_file_reference_v2.json", ""),
