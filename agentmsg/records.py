@@ -231,7 +231,6 @@ def _reasoning_part(item: object) -> ReasoningPart:
 class ReasoningRecord:
     """Hold the reasoning of one assistant turn, so the conversation replays it to the model's provider.
 
-    >>> from agentmsg import ReasoningPart
     >>> rec = ReasoningRecord.of([ReasoningPart("Check the units.", signature="EqQB", provider="anthropic")], id="r1")
     >>> rec
     ReasoningRecord(id='r1', parts=1, text=<16 chars>)

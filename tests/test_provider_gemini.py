@@ -17,6 +17,7 @@ from agentmsg import (
     ChatMessage,
     ImagePart,
     ImageSource,
+    MessageRole,
     ReasoningDelta,
     ReasoningPart,
     TextPart,
@@ -485,3 +486,24 @@ def test_the_validator_detects_each_fixture_as_its_kind(name: str) -> None:
             continue
         passing.append(kind.name)
     assert passing and passing[0] == "gemini_" + name.split("_")[0], passing
+
+
+def test_declaration_fields_agentmsg_does_not_model_go_back_only_to_gemini() -> None:
+    from agentmsg.providers import anthropic
+
+    tools = [{"function_declarations": [{"name": "lookup", "description": "Look up.", "parameters_json_schema": {"type": "object"},
+                                         "behavior": "NON_BLOCKING", "response_json_schema": {"type": "string"}}]}]
+    (definition,) = G.from_tools(tools)
+    assert thaw_json(definition.extras) == {"gemini": {"behavior": "NON_BLOCKING", "responseJsonSchema": {"type": "string"}}}
+    assert G.to_tools([definition]) == [{"functionDeclarations": [{
+        "name": "lookup", "description": "Look up.", "parametersJsonSchema": {"type": "object"},
+        "behavior": "NON_BLOCKING", "responseJsonSchema": {"type": "string"}}]}]
+    assert "behavior" not in json.dumps(anthropic.to_tools([definition]))
+
+
+def test_system_text_parts_are_kept_as_parts() -> None:
+    system = ChatMessage(MessageRole.SYSTEM, (TextPart("Be brief."), TextPart("Answer in French.")))
+    body = G.to_request([system, ChatMessage.user("Hi")])
+    assert body["systemInstruction"] == {"parts": [{"text": "Be brief."}, {"text": "Answer in French."}]}
+    assert G.from_messages(body["contents"], body["systemInstruction"])[0] == system
+    assert G.from_messages([], {"parts": [{"text": "One."}]}) == (ChatMessage.system("One."),)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentmsg import ChatMessage, ImagePart, ImageSource, ReasoningDelta, ReasoningPart, TextPart, ToolCall, ToolCallDelta, ToolDefinition, ValidationError
+from agentmsg import ChatMessage, ImagePart, ImageSource, MessageRole, ReasoningDelta, ReasoningPart, TextPart, ToolCall, ToolCallDelta, ToolDefinition, ValidationError
 from agentmsg._frozen import thaw_json
 from agentmsg.providers import Response, openai_responses as R
 
@@ -374,3 +374,25 @@ def test_the_validator_detects_each_fixture_as_its_kind(name: str) -> None:
         passing.append(kind.name)
     expected = "responses_" + name.split("_")[0]
     assert passing and passing[0] == expected, passing
+
+
+def test_tool_fields_agentmsg_does_not_model_go_back_only_to_responses() -> None:
+    from agentmsg.providers import openai
+
+    item = {"type": "function", "name": "lookup", "description": "Look up.", "parameters": {"type": "object", "properties": {}},
+            "strict": False, "defer_loading": True}
+    (definition,) = R.from_tools([item])
+    assert thaw_json(definition.extras) == {"openai_responses": {"defer_loading": True}}
+    assert R.to_tools([definition]) == [item]
+    assert "defer_loading" not in json.dumps(openai.to_tools([definition]))
+    clash = ToolDefinition("lookup", "Look up.", {"type": "object", "properties": {}}, extras={"openai_responses": {"name": "x"}})
+    with pytest.raises(ValidationError) as info:
+        R.to_tools([clash])
+    assert (info.value.path, info.value.code) == ("[0].extras", "unexpected")
+
+
+def test_system_text_parts_join_with_a_newline() -> None:
+    system = ChatMessage(MessageRole.SYSTEM, (TextPart("Be brief."), TextPart("Answer in French.")))
+    body = R.to_request([system, ChatMessage.user("Hi"), system], model="m")
+    assert body["instructions"] == "Be brief.\nAnswer in French."
+    assert body["input"][1] == {"role": "developer", "content": "Be brief.\nAnswer in French."}

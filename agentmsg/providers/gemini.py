@@ -63,7 +63,9 @@ from ._common import (
     checked_messages,
     checked_tools,
     dump_arguments,
+    emit_extras,
     expect_items,
+    extras_of,
     freeze_usage,
     function_from,
     RawEvents,
@@ -172,7 +174,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[dict[str, Any] | None,
                     names[call.id] = call.name
                 out.append({"role": "model", "parts": _model_to(message)})
             elif i == 0:
-                system = {"parts": [{"text": message.text}]}
+                system = {"parts": _parts_to(message.content)}
             else:
                 raise ValidationError("Gemini takes one system instruction, before every other message", "", UNSUPPORTED)
         except ValidationError as exc:
@@ -306,6 +308,9 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
         if definition.description != name:
             fn["description"] = definition.description
         fn["parametersJsonSchema"] = thaw_json(definition.parameters)
+        carried = definition.extras.get("gemini")
+        if carried:
+            emit_extras(fn, carried, f"[{i}].extras")
         declarations.append(fn)
     return [{"functionDeclarations": declarations}] if declarations else []
 
@@ -531,7 +536,10 @@ def from_messages(contents: Any, system_instruction: Any = None) -> tuple[ChatMe
                 raise ValidationError("a system instruction holds text only", "parts", UNSUPPORTED)
         except ValidationError as exc:
             raise exc.prefixed("systemInstruction") from None
-        out.append(ChatMessage.system("".join(p.text for p in parts)))
+        if len(parts) > 1:  # several text parts stay parts; one (or none) reads as a string
+            out.append(ChatMessage(SYSTEM, tuple(parts)))
+        else:
+            out.append(ChatMessage.system(parts[0].text if parts else ""))
     pending: list[ToolCall] = []
     for i, content in enumerate(expect_items(contents, "contents")):
         try:
@@ -606,7 +614,9 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
 
     ``parametersJsonSchema`` is taken as it is; ``parameters`` (Gemini's OpenAPI subset) has
     its upper-case types lowered. Definitions are not strict (Gemini has no strict mode); a
-    missing or blank description becomes the name. Other tools (code execution, search...) are refused.
+    missing or blank description becomes the name. Declaration fields agentmsg does not model
+    (``behavior``...) are kept, camelCase, in ``extras["gemini"]`` and sent again by ``to_tools``.
+    Other tools (code execution, search...) are refused.
     """
     out = []
     for i, tool in enumerate(expect_items(items, "tools")):
@@ -623,12 +633,23 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                     if schema is None and fn.get("parameters") is not None:
                         schema = _lower_types(fn["parameters"])
                     fields = {"name": fn.get("name"), "description": fn.get("description"), "parameters": schema}
-                    out.append(function_from(fields, GEMINI_NAMES))
+                    carried = {_camel(key): value for key, value in extras_of(fn, _DECLARATION_KEYS).items()}
+                    out.append(function_from(fields, GEMINI_NAMES, True, {"gemini": carried} if carried else None))
                 except ValidationError as exc:
                     raise exc.prefixed(j).prefixed(key) from None
         except ValidationError as exc:
             raise exc.prefixed(i) from None
     return tuple(out)
+
+
+_DECLARATION_KEYS = frozenset(
+    {"name", "description", "parameters", "parametersJsonSchema", "parameters_json_schema"}
+)
+_SNAKE_PART = re.compile(r"_([a-z0-9])")
+
+
+def _camel(key: str) -> str:
+    return _SNAKE_PART.sub(lambda match: match.group(1).upper(), key)
 
 
 def _candidate(body: dict[str, Any]) -> dict[str, Any] | None:

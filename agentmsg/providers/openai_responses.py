@@ -65,7 +65,9 @@ from ._common import (
     checked_messages,
     checked_tools,
     dump_arguments,
+    emit_extras,
     expect_items,
+    extras_of,
     finish_calls,
     freeze_usage,
     function_from,
@@ -85,6 +87,8 @@ __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "to_request
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 PROVIDER = "openai"
+EXTRAS = "openai_responses"  # the ToolDefinition.extras key of the tool fields this codec carries
+_TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
 _CALL_FIELDS = ("call_id", "name", "arguments")
 
 
@@ -137,9 +141,9 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
             elif role is TOOL:
                 out.append(_tool_to(message))
             elif i == 0:
-                instructions = message.text
+                instructions = _system_text(message)
             else:
-                out.append({"role": "developer", "content": message.text})
+                out.append({"role": "developer", "content": _system_text(message)})
         except ValidationError as exc:
             raise exc.prefixed(i) from None
     return instructions, out
@@ -244,6 +248,9 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
             tool["description"] = definition.description
         tool["parameters"] = thaw_json(definition.parameters)
         tool["strict"] = definition.strict
+        carried = definition.extras.get(EXTRAS)
+        if carried:
+            emit_extras(tool, carried, f"[{i}].extras")
         out.append(tool)
     return out
 
@@ -372,6 +379,14 @@ def _item_into(item: dict[str, Any], anchor: str | None, turn: _Turn) -> bool:
     return True
 
 
+def _system_text(message: ChatMessage) -> str:
+    """Return a system message's text, its parts joined with a newline (as the Anthropic codec does)."""
+    content = message.content
+    if type(content) is str:
+        return content
+    return "\n".join(part.text for part in content or () if type(part) is TextPart)
+
+
 def from_messages(items: Any, instructions: Any = None) -> tuple[ChatMessage, ...]:
     """Return the ``ChatMessage``s of an ``input`` list (a string is one user message), ``instructions`` first.
 
@@ -467,7 +482,8 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
 
     A missing ``strict`` means true, as the Responses API reads it; a missing, null or blank
     description becomes the tool's name; names map to canonical ones (``to_canonical_name``).
-    Built-in tools (web search, file search...) are refused.
+    Fields agentmsg does not model are kept in ``extras["openai_responses"]`` and sent again
+    by ``to_tools``. Built-in tools (web search, file search...) are refused.
     """
     out = []
     for i, item in enumerate(expect_items(items, "tools")):
@@ -478,7 +494,10 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                 if kind is None:
                     raise missing("type")
                 raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
-            out.append(function_from({**item, "strict": get_bool(item, "strict", True)}, OPENAI_NAMES))
+            carried = extras_of(item, _TOOL_KEYS)
+            out.append(function_from(
+                {**item, "strict": get_bool(item, "strict", True)}, OPENAI_NAMES, True, {EXTRAS: carried} if carried else None
+            ))
         except ValidationError as exc:
             raise exc.prefixed(i) from None
     return tuple(out)
