@@ -1,4 +1,4 @@
-"""A conversation's chat messages kept in SQLite (the standard library's ``sqlite3``).
+"""A conversation's chat messages kept in SQLite (embedded) or PostgreSQL (shared by several processes).
 
 The module lives in ``agentmsg.io.store`` with the other modules that do I/O; this path keeps
 working.
