@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from conftest import e2e
 from redis_server import RedisServer, redis_server
+from agentmsg.events import SessionReducer
 from test_web_chat import ANSWER, QUESTION, SCENARIO, SERVER, TIMEOUT, Client, Server, names, reduce
 
 TOKEN = "alice-token-1"
@@ -189,3 +190,32 @@ def test_an_unreachable_redis_at_startup_is_a_clear_exit(tmp_path: Path) -> None
     assert done.returncode == 1
     assert done.stderr.strip() == f"--redis: redis at 127.0.0.1:{port}/0 cannot be reached (ConnectionError)"
     assert "secret" not in done.stderr + done.stdout
+
+
+def test_coalesce_merges_only_waiting_chunks_of_one_message() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("web_chat_server", SERVER)
+    assert spec is not None and spec.loader is not None
+    server = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(server)
+    chunk = lambda message_id, text: ("message:chunk", {"id": message_id, "chunk": text})  # noqa: E731
+    waiting = [chunk("m1", "Let "), chunk("m1", "me "), chunk("m1", "check."), ("tool:message:start", {"id": "t1"}),
+               chunk("m2", "You "), chunk("m3", "have"), chunk("m3", " 3.")]
+    merged = server.coalesce(waiting)
+    assert merged == [chunk("m1", "Let me check."), ("tool:message:start", {"id": "t1"}), chunk("m2", "You "),
+                      chunk("m3", "have 3.")]
+    assert waiting[0] == chunk("m1", "Let ")  # the queued payloads are not changed
+    assert server.coalesce([chunk("m1", "a")]) == [chunk("m1", "a")] and server.coalesce([]) == []
+    # Replaying the merged chunks gives the same history as the original ones.
+    histories = []
+    for events in (waiting, merged):
+        reducer = SessionReducer()
+        reducer.receive("chat:send", {"message": QUESTION})
+        for message_id in ("m1", "m2", "m3"):
+            reducer.receive("message:start", {"id": message_id, "role": "assistant", "content": ""})
+        for name, payload in events:
+            if name == "message:chunk":
+                reducer.receive(name, payload)
+        histories.append([e["content"] for e in reducer.history()])
+    assert histories[0] == histories[1] == [QUESTION, "Let me check.", "You ", "have 3."]
