@@ -1,19 +1,20 @@
 """Benchmark the reference chat backend: one server process, 100 Socket.IO clients in one room (loopback).
 
-Two numbers, as issue 14 asks:
-- throughput: the events per second one server process sends to a room of 100 connected clients
-  (each event is one ``message:chunk``, delivered 100 times), while a model streams as fast as it can;
-- latency: the time from the agent loop's ``message:chunk`` (the model hands the delta over) to a
-  client's receipt of it, at a pace where nothing queues; median and 99th percentile over every
-  client.
-
+What issue 14 asks, in three runs of one turn each:
+- unpaced: a model streams N text deltas as fast as it can; how many deltas per second reach
+  every client of the room, and how many ``message:chunk`` events carried them (the server sends
+  the deltas that waited while the room was busy as one event);
+- paced (a delta every ``--pace-ms``, 100 clients, then 1 client): the server's CPU time per event
+  sent to the room (so the events per second one process sustains on one core), and the latency
+  from the agent loop's delta to each client's receipt: median and 99th percentile over every
+  delivery, and the median of the first and of the last client to get each delta.
 The server is ``examples/web_chat/server.py``'s ``ChatServer`` in a process of its own (the real
 uvicorn, python-socketio, agent turn, session reducer and store), with a model that streams only
 text. The clients are minimal Engine.IO/Socket.IO websocket clients (the ``websockets`` package)
 in this process, so the clients cost little and the server is what is measured; its CPU time is
 read from /proc. ``--profile`` runs the server under cProfile and prints its top entries.
 
-Run: python benchmarks/bench_web_chat.py [--clients 100] [--events 2000] [--profile]
+Run: python benchmarks/bench_web_chat.py [--clients 100] [--events 1000] [--pace-ms 50] [--profile]
      (or python benchmarks/run.py web; needs the web extra: pip install -e ".[web]")
 """
 
@@ -206,9 +207,9 @@ def start_server(profile: str | None) -> tuple[subprocess.Popen[bytes], int]:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="bench_web_chat.py", description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=100)
-    parser.add_argument("--events", type=int, default=2000, help="message:chunk events of the throughput turn")
-    parser.add_argument("--latency-events", type=int, default=200, help="paced message:chunk events for latency")
-    parser.add_argument("--pace-ms", type=float, default=10.0, help="the pause between two paced chunks")
+    parser.add_argument("--events", type=int, default=1000, help="model deltas of the unpaced turn")
+    parser.add_argument("--latency-events", type=int, default=100, help="model deltas of the paced turns")
+    parser.add_argument("--pace-ms", type=float, default=50.0, help="the pause between two paced deltas")
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile; print its top entries")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--profile-to", help=argparse.SUPPRESS)

@@ -1,5 +1,7 @@
 """examples/web_chat/server.py on more than one process: a real redis-server, two servers on one store.
 
+The store is a real PostgreSQL server (the issue's setup for several machines) or one SQLite file.
+
 Client A talks to process 1, client B to process 2, in the same session room: B sees A's turn
 (the broadcast crossed processes through Redis), a ``chat:init`` on either process returns the
 whole history (the store is shared), the owner and the running-turn lock are shared too, and a
@@ -121,6 +123,13 @@ def test_two_processes_on_one_sqlite_file_and_redis(tmp_path: Path, redis: Redis
 
 
 @e2e
+def test_two_processes_on_postgresql_and_redis(postgres_url: str, redis: RedisServer, stopped: list[Server]) -> None:
+    from postgres_server import fresh_schema_url
+
+    run_two_processes(fresh_schema_url(postgres_url), redis, stopped)
+
+
+@e2e
 def test_a_turn_running_on_another_process_is_busy_here(tmp_path: Path, redis: RedisServer,
                                                        stopped: list[Server]) -> None:
     import redis as redis_py
@@ -219,3 +228,14 @@ def test_coalesce_merges_only_waiting_chunks_of_one_message() -> None:
                 reducer.receive(name, payload)
         histories.append([e["content"] for e in reducer.history()])
     assert histories[0] == histories[1] == [QUESTION, "Let me check.", "You ", "have 3."]
+
+
+def test_an_unreachable_postgresql_store_at_startup_is_a_clear_exit(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a free port: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = subprocess.run([sys.executable, str(SERVER), "--store", f"postgresql://user:secret@127.0.0.1:{port}/chat"],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"--store postgresql://127.0.0.1:{port}/chat: "), done.stderr
+    assert "Traceback" not in done.stderr and "secret" not in done.stderr + done.stdout

@@ -73,7 +73,7 @@ except ImportError:
 from agentmsg import ChatMessage, ConversationHistory  # noqa: E402
 from agentmsg.content import ImagePart, TextPart  # noqa: E402
 from agentmsg.agent import AgentTurn  # noqa: E402
-from agentmsg.errors import ValidationError  # noqa: E402
+from agentmsg.errors import ProcessingError, ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
     ChatEntry,
     ChatInit,
@@ -916,10 +916,11 @@ async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
 
 
 def open_store(spec: str) -> MessageStore:
-    """The store a ``--store`` names: a SQLite file (or ``:memory:``), or a ``postgresql://`` URL."""
-    if spec.startswith(("postgresql://", "postgres://")):
-        sys.exit("--store postgresql://... needs agentmsg's PostgreSQL backend, not on this branch yet")
-    return MessageStore(spec)
+    """The store a ``--store`` names: a SQLite file (or ``:memory:``), or a ``postgresql://`` URL (psycopg)."""
+    try:
+        return MessageStore(spec)
+    except ProcessingError as exc:  # StoreError, or psycopg missing: one clear line, never a traceback
+        sys.exit(f"--store {store_name(spec)}: {exc}")
 
 
 def check_redis(url: str) -> None:
