@@ -55,7 +55,7 @@ import time
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,7 @@ from agentmsg.ui import agui, aisdk  # noqa: E402
 log = logging.getLogger("web_chat")
 
 SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
+SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
@@ -130,7 +131,15 @@ class ClientError(Exception):
 
 # -- the models ------------------------------------------------------------------------------------
 
-def _anthropic_stream(text_pieces: list[str], call: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+def _paced(pieces: list[str]) -> Iterator[str]:
+    """Yield the words at a model's pace (``SCRIPTED_PACE`` apart), so the page shows the text growing."""
+    for i, piece in enumerate(pieces):
+        if i:
+            time.sleep(SCRIPTED_PACE)
+        yield piece
+
+
+def _anthropic_stream(text_pieces: Iterable[str], call: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     """Yield a Messages API stream (the parsed ``data:`` events): text deltas, then a tool call."""
     yield {"type": "message_start", "message": {"id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message",
                                                 "role": "assistant", "content": [], "usage": {"input_tokens": 90}}}
@@ -163,11 +172,11 @@ def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         names = [line for line in text.split("\n") if line]
         answer = f"You have {len(names)} recipes: " + (", ".join(names[:-1]) + " and " + names[-1]
                                                       if len(names) > 1 else "".join(names)) + "."
-        return _anthropic_stream(re.findall(r"\S+\s*", answer), None)
+        return _anthropic_stream(_paced(re.findall(r"\S+\s*", answer)), None)
     seen_image = isinstance(content, list) and any(block.get("type") == "image" for block in content)
     opening = ("I see your picture. " if seen_image else "") + "Let me check your cookbook."
     call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": "list_recipes", "input": {}}
-    return _anthropic_stream(re.findall(r"\S+\s*", opening), call)
+    return _anthropic_stream(_paced(re.findall(r"\S+\s*", opening)), call)
 
 
 def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
