@@ -814,7 +814,7 @@ class ChatServer:
                     gone = True
 
         async def sink(name: str, event_payload: Any) -> None:
-            await self.sio.emit(name, event_payload, room=room)  # web clients in the room see it too
+            await self.to_room(room, name, event_payload)  # web clients in the room see it too
             try:
                 events = translate(name, event_payload)
             except ValidationError as exc:  # an event the protocol cannot carry now: logged, never fatal
