@@ -9,6 +9,7 @@ import base64
 import copy
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -649,8 +650,7 @@ def test_the_example_names_the_install_command_without_the_mcp_sdk(tmp_path):
 
 
 def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running_it_again():
-    import _thread
-    import gc
+    import signal
 
     counts = {"first": 0, "second": 0}
     registry = ToolRegistry()
@@ -666,22 +666,16 @@ def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running
         """Run second; the first time, the user presses Ctrl-C meanwhile."""
         counts["second"] += 1
         if counts["second"] == 1:
-            _thread.interrupt_main()  # KeyboardInterrupt in the thread that waits in run_tools()
+            # a real SIGINT to the main thread, as a terminal's Ctrl-C: it wakes the thread that waits in
+            # run_tools() (_thread.interrupt_main() only sets a flag, which the main thread may notice late)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return "two"
 
     turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
     model = two_calls_then_answer([("c1", "first", {}), ("c2", "second", {})])
     turn.receive(model(turn.request()))
-    # A Ctrl-C that arrives while the main thread runs a garbage finalizer (left by earlier tests) is
-    # lost inside that __del__ (Python's rule for any program; Python 3.13 runs the collector where it
-    # handles signals): collect first and hold the collector off so the interrupt lands in run_tools.
-    gc.collect()
-    gc.disable()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            turn.run_tools()
-    finally:
-        gc.enable()
+    with pytest.raises(KeyboardInterrupt):
+        turn.run_tools()
     assert turn.state == "tools" and counts == {"first": 1, "second": 1}
     outcome = turn.run(model)  # resume: only what has no result yet runs again
     assert outcome.status == "completed" and counts["first"] == 1
