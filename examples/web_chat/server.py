@@ -57,7 +57,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
@@ -95,6 +95,7 @@ from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
 from agentmsg.ui import agui, aisdk  # noqa: E402
 
 log = logging.getLogger("web_chat")
+R = TypeVar("R")
 
 SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
 SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
@@ -493,7 +494,7 @@ class ChatServer:
         elif not SESSION_ID.fullmatch(session_id):
             raise ClientError("pattern", "sessionId", "sessionId: must be 1 to 64 letters, digits, '_' or '-'")
         session = self.sessions.get(session_id)
-        stored = self.store.load(session_id) if session is None else None
+        stored = self.stored(self.store.load, session_id) if session is None else None
         owner = await self.directory.owner(session_id)
         if owner is None:
             if user.startswith("anon:") and (session is not None or stored):
@@ -509,8 +510,18 @@ class ChatServer:
 
     def refresh(self, session: Session) -> None:
         """Reload a session that another process has added to since (its turn ran there)."""
-        if self.store.count(session.id) != session.stored:
-            session.reload(self.store.load(session.id))
+        if self.stored(self.store.count, session.id) != session.stored:
+            session.reload(self.stored(self.store.load, session.id))
+
+    def stored(self, read: Callable[[str], R], session_id: str) -> R:
+        """Read the store; a store that fails (its server gone) is logged and answered with ``unavailable``."""
+        try:
+            return read(session_id)
+        except (ProcessingError, ValidationError) as exc:
+            log.error("the store cannot be read (%s %s): the session is answered with 'unavailable'",
+                      type(exc).__name__, getattr(exc, "code", ""))
+            raise ClientError("unavailable", "sessionId", "sessionId: the conversation store cannot be read; try again",
+                              503) from None
 
     def request(self, payload: Any) -> ChatRequest:
         """Decode a ``chat:send`` payload, with the image bounded in size and checked to be an image."""
@@ -548,7 +559,11 @@ class ChatServer:
         except ClientError:
             session.busy = False
             raise
-        self.refresh(session)  # the turns that ran on other processes before this one
+        try:
+            self.refresh(session)  # the turns that ran on other processes before this one
+        except ClientError:
+            await self.release(session)
+            raise
 
     async def to_room(self, room: str, name: str, payload: Any) -> None:
         """Broadcast one event of a turn, then wait (within ``DRAIN_SECONDS``) until this process has sent it to each client.
