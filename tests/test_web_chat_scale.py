@@ -239,3 +239,34 @@ def test_an_unreachable_postgresql_store_at_startup_is_a_clear_exit(tmp_path: Pa
     assert done.returncode == 1
     assert done.stderr.startswith(f"--store postgresql://127.0.0.1:{port}/chat: "), done.stderr
     assert "Traceback" not in done.stderr and "secret" not in done.stderr + done.stdout
+
+
+@e2e
+def test_a_store_going_away_is_logged_and_never_stops_the_server(tmp_path: Path) -> None:
+    from postgres_server import running_postgres
+
+    database = running_postgres()  # a server of this test's own, stopped half way
+    url = database.__enter__()
+    stopped_database = False
+    server = Server(url)  # type: ignore[arg-type]
+    client: Client | None = None
+    try:
+        client = Client(server, TOKEN)
+        session_id = client.call("chat:send", {"message": QUESTION})["sessionId"]
+        database.__exit__(None, None, None)
+        stopped_database = True
+
+        reply = client.call("chat:send", {"message": QUESTION, "conversation_id": session_id})
+        assert (reply["code"], reply["path"]) == ("unavailable", "sessionId"), reply
+        assert client.call("chat:init", {})["code"] == "unavailable"
+        assert server.process.poll() is None
+        client.close()
+        client = None
+    finally:
+        if client is not None:
+            client.close()
+        out = server.stop()
+        if not stopped_database:
+            database.__exit__(None, None, None)
+    assert "the store cannot be read (StoreError io): the session is answered with 'unavailable'" in out, out
+    assert "Traceback" not in out, out
