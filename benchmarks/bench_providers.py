@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _timing import ns_per_op, table  # noqa: E402
 
-from agentmsg import ChatMessage, ToolCall  # noqa: E402
+from agentmsg import ChatMessage, MessageRole, ReasoningPart, ToolCall  # noqa: E402
 from agentmsg.providers import anthropic, gemini, ollama, openai, openai_responses  # noqa: E402
 
 ARGS_A = {"path": "src/app.py", "content": "print('hello, world')\n", "mode": "w"}
@@ -195,23 +195,44 @@ def main() -> None:
     new_formats()
 
 
+def with_reasoning(messages: list[ChatMessage], provider: str | None) -> list[ChatMessage]:
+    """Give every assistant message one reasoning part: plain text, or signed by ``provider``."""
+    def part() -> ReasoningPart:
+        text = "Write the file first, then run the tests and read their output."
+        if provider is None:
+            return ReasoningPart(text)
+        return ReasoningPart(text, signature="EqQBCkgIARABGAIiQL1YxEqQBCkgIARAB", provider=provider,
+                             id="rs_68c1a2" if provider == "openai" else None)
+    return [m if m.role is not MessageRole.ASSISTANT else ChatMessage.assistant(m.content, m.tool_calls, reasoning=[part()])
+            for m in messages]
+
+
 def new_formats() -> None:
-    """Time the Responses and Gemini conversions against Chat Completions, in the same run."""
-    messages = conversation()
-    oa_wire = openai.to_messages(messages)
-    instructions, items = openai_responses.to_messages(messages)
-    system, contents = gemini.to_messages(messages)
-    assert openai_responses.from_messages(items, instructions) == tuple(messages)
-    assert gemini.from_messages(contents, system) == tuple(messages)
-    chat_to = ns_per_op(lambda: openai.to_messages(messages))
-    chat_from = ns_per_op(lambda: openai.from_messages(oa_wire))
-    rows = [
-        ("Responses: 100 messages to wire", ns_per_op(lambda: openai_responses.to_messages(messages)), {"chat": chat_to}),
-        ("Responses: 100 messages from wire", ns_per_op(lambda: openai_responses.from_messages(items, instructions)), {"chat": chat_from}),
-        ("Gemini: 100 messages to wire", ns_per_op(lambda: gemini.to_messages(messages)), {"chat": chat_to}),
-        ("Gemini: 100 messages from wire", ns_per_op(lambda: gemini.from_messages(contents, system)), {"chat": chat_from}),
-    ]
-    table("New formats against Chat Completions (same 100 messages; ratio = new / Chat Completions)", rows, ["chat"])
+    """Time the Responses and Gemini conversions against Chat Completions, in the same run.
+
+    Twice: the plain conversation, and the same with reasoning on every assistant message (plain
+    reasoning for Chat Completions' ``reasoning_content``, signed parts for Responses and Gemini).
+    """
+    for label, reasoning in (("", False), (", with reasoning", True)):
+        base = conversation()
+        chat = with_reasoning(base, None) if reasoning else base
+        responses = with_reasoning(base, "openai") if reasoning else base
+        google = with_reasoning(base, "gemini") if reasoning else base
+        oa_wire = openai.to_messages(chat)
+        instructions, items = openai_responses.to_messages(responses)
+        system, contents = gemini.to_messages(google)
+        assert openai.from_messages(oa_wire) == tuple(chat)
+        assert openai_responses.from_messages(items, instructions) == tuple(responses)
+        assert gemini.from_messages(contents, system) == tuple(google)
+        chat_to = ns_per_op(lambda: openai.to_messages(chat))
+        chat_from = ns_per_op(lambda: openai.from_messages(oa_wire))
+        rows = [
+            ("Responses: 100 messages to wire", ns_per_op(lambda: openai_responses.to_messages(responses)), {"chat": chat_to}),
+            ("Responses: 100 messages from wire", ns_per_op(lambda: openai_responses.from_messages(items, instructions)), {"chat": chat_from}),
+            ("Gemini: 100 messages to wire", ns_per_op(lambda: gemini.to_messages(google)), {"chat": chat_to}),
+            ("Gemini: 100 messages from wire", ns_per_op(lambda: gemini.from_messages(contents, system)), {"chat": chat_from}),
+        ]
+        table(f"New formats against Chat Completions (same 100 messages{label}; ratio = new / Chat Completions)", rows, ["chat"])
 
 
 if __name__ == "__main__":

@@ -221,3 +221,31 @@ def test_recorded_thinking_payloads_pass_the_validator_as_anthropic(name: str, k
          "claude_thinking_after_replay_response.json", "claude_redacted_thinking_stream.json",
          "claude_thinking_stream.json"]
     )
+
+
+# -- never one provider's reasoning to another: every pair -------------------------------------
+
+SOURCES = {
+    "anthropic": [ReasoningPart("anthropic-thought-text", "anthropic-signature-AAAA", provider="anthropic"),
+                  ReasoningPart(signature="anthropic-redacted-BBBB", redacted=True, provider="anthropic")],
+    "openai": [ReasoningPart("openai-summary-text", "openai-encrypted-CCCC", provider="openai", id="rs_openai_id", anchor="fc_1")],
+    "gemini": [ReasoningPart("gemini-thought-text", provider="gemini"),
+               ReasoningPart(signature="gemini-signature-DDDD", provider="gemini", anchor="call_1")],
+    None: [ReasoningPart("plain-reasoning-text")],
+}
+TARGETS = {"openai": openai, "anthropic": anthropic, "ollama": ollama, "openai_responses": openai_responses, "gemini": gemini}
+# which targets carry reasoning of each source (docs/providers.md, the field table)
+CARRIES = {"anthropic": {"anthropic"}, "openai": {"openai_responses"}, "gemini": {"gemini"}, None: {"openai", "ollama"}}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("source", ["anthropic", "openai", "gemini", None], ids=str)
+def test_reasoning_goes_only_to_the_provider_that_made_it(source: str | None, target: str) -> None:
+    parts = SOURCES[source]
+    message = ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})], reasoning=parts)
+    wire = json.dumps(TARGETS[target].to_messages([ChatMessage.user("Weather?"), message, ChatMessage.tool("call_1", "18 C")]))
+    opaque = [value for part in parts for value in (part.text, part.signature, part.id) if value]
+    if target in CARRIES[source]:
+        assert all(value in wire for value in opaque), (source, target)
+    else:
+        assert not any(value in wire for value in opaque), (source, target)

@@ -271,7 +271,7 @@ class _Turn:
         self.open = False
 
     def message(self) -> ChatMessage:
-        texts = [text for text in self.texts if text] or self.texts[:1]
+        texts = self.texts if len(self.texts) < 2 else [text for text in self.texts if text] or self.texts[:1]
         content: Any = None
         if len(texts) == 1:
             content = texts[0]
@@ -414,6 +414,13 @@ def from_messages(items: Any, instructions: Any = None) -> tuple[ChatMessage, ..
             if type(item) is not dict:
                 item = expect_object(item)
             kind = item.get("type")
+            if kind == "function_call":  # the commonest item, inline: this loop is the hot path
+                if turn is None:
+                    turn = _Turn()
+                    start = i
+                turn.calls.append(make_call(item.get("call_id"), item.get("name"), item.get("arguments"), _CALL_FIELDS))
+                turn.open = True
+                continue
             if kind == "function_call_output" or (kind is None and item.get("role") == "user"):
                 if turn is not None:
                     _close(turn, out, start)
