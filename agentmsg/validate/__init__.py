@@ -29,9 +29,12 @@ import itertools
 import json
 import logging
 import os
+import signal
+import stat
 import sys
+import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, NoReturn
 
 from .. import __version__
@@ -53,6 +56,9 @@ _JSON_WS = b" \t\r\n"
 _WS_ORDS = frozenset(_JSON_WS)
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
+_PIECE = 16 << 20  # --jobs: the most bytes of JSON Lines one worker takes at a time
+_MIN_PIECE = 1 << 20  # --jobs: a smaller file is checked in one process (starting one costs more)
+_PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
 _NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
 _UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
@@ -116,10 +122,13 @@ class _Run:
         self.out = out
         self.json = args.format == "json"
         self.quiet = args.quiet
+        self.kind: str | None = args.kind
         self.kinds: tuple[Kind, ...] | None = (KINDS[args.kind],) if args.kind else None
         self.max_bytes: int = args.max_bytes
         self.jsonl: bool = args.jsonl
-        self.documents = self.valid = self.invalid = 0
+        self.jobs: int = args.jobs
+        self.progress: _Progress | None = None
+        self.documents = self.valid = self.invalid = self.findings = 0
         self.unreadable: list[dict[str, str]] = []
         self.warnings: list[warnings.WarningMessage] = []
         self._first = True
@@ -137,8 +146,11 @@ class _Run:
         self, name: str, line: int, column: int | None, problem: Problem, kind: str | None, severity: str = "error"
     ) -> None:
         """Write one problem line (or JSON item)."""
+        self.findings += 1
         if self.quiet:
             return
+        if self.progress is not None:
+            self.progress.clear()
         path, code, message = problem
         if self.json:
             item = {"file": name, "line": line, "column": column, "path": _render_path(path), "code": code,
@@ -167,6 +179,92 @@ class _Run:
         if self.unreadable:
             return 2
         return 1 if self.invalid else 0
+
+
+class _Progress:
+    """The progress line on standard error, when it is a terminal: redrawn a few times a second.
+
+    ``advance`` is called once per block of lines (about a mebibyte), so between two redraws it
+    costs one clock read per block; the line is wiped before a report line and at the end of a file.
+    """
+
+    def __init__(self, err: IO[str]) -> None:
+        self.err = err
+        self.width = 0  # the length of the line on screen (0: none)
+        self.name = ""
+        self.total: int | None = None
+        self.done = self.documents = 0
+        self.began = self.next = 0.0
+
+    def start(self, name: str, total: int | None, done: int, documents: int) -> None:
+        """Begin a file of ``total`` bytes (None: unknown), ``done`` of them read already."""
+        self.name, self.total, self.done, self.documents = name, total, done, documents
+        self.began = time.monotonic()
+        self.next = self.began + _PROGRESS_EVERY
+
+    def advance(self, size: int, documents: int, findings: int) -> None:
+        """Count ``size`` more bytes read; redraw if it is time to."""
+        self.done += size
+        now = time.monotonic()
+        if now >= self.next:
+            self.next = now + _PROGRESS_EVERY
+            self.draw(now, documents, findings)
+
+    def draw(self, now: float, documents: int, findings: int) -> None:
+        mib = 1024 * 1024
+        if self.total:
+            done = min(self.done, self.total)
+            where = f"{done / mib:.1f} of {self.total / mib:.1f} MiB ({100 * done // self.total}%)"
+        else:
+            where = f"{self.done / mib:.1f} MiB"
+        rate = (documents - self.documents) / max(now - self.began, 1e-9)
+        noun = "finding" if findings == 1 else "findings"
+        text = f"{self.name}: {where}, {rate:,.0f} documents/s, {findings} {noun}"
+        try:
+            columns = os.get_terminal_size(self.err.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            columns = 0
+        columns = columns if columns >= 20 else 80  # a new pseudo-terminal says 0: not known
+        text = text if len(text) < columns else "..." + text[len(text) - columns + 4:]
+        self._write("\r" + text.ljust(self.width))
+        self.width = len(text)
+
+    def clear(self) -> None:
+        """Wipe the line, if one is shown."""
+        if self.width:
+            self._write("\r" + " " * self.width + "\r")
+            self.width = 0
+
+    def _write(self, text: str) -> None:
+        try:
+            self.err.write(text)
+            self.err.flush()
+        except (OSError, ValueError, UnicodeError):  # a closed or odd terminal: no more progress
+            self.width = 0
+            self.next = float("inf")
+
+
+def _is_terminal(stream: IO[str] | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+class _Recorder(_Run):
+    """A worker's run (``--jobs``): problems are kept, in order, for the parent to write."""
+
+    def __init__(self, kind: str | None, max_bytes: int, quiet: bool) -> None:
+        args = argparse.Namespace(format="text", quiet=quiet, kind=kind, max_bytes=max_bytes, jsonl=True, jobs=1)
+        super().__init__(args, sys.stdout)
+        self.reports: list[tuple[int, int | None, Problem, str | None, str]] = []
+
+    def report(
+        self, name: str, line: int, column: int | None, problem: Problem, kind: str | None, severity: str = "error"
+    ) -> None:
+        self.findings += 1
+        if not self.quiet:
+            self.reports.append((line, column, problem, kind, severity))
 
 
 # -- checking one document --------------------------------------------------------------------
@@ -414,13 +512,11 @@ def _line_blocks(read: Any, limit: int, size: int = 0) -> Iterator[bytes | None]
                 partial, size = [rest], len(rest)
 
 
-def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: int) -> None:
-    """Check JSON Lines; ``raw`` is the first non-blank line, read with ``readline``.
+def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: int, path: str | None = None) -> None:
+    """Check JSON Lines; ``raw`` is the first non-blank line (line ``lineno``), read with ``readline``.
 
-    The loop is the fast path, inlined: decode a chunk of lines at once, then for each line scan
-    it, look up the candidate kinds by shape, and check it as the first candidate. Anything
-    unusual (an error, leading whitespace, no candidate) sends the line to ``_check``, which does
-    it all again carefully and reports what it finds.
+    With ``--jobs N`` and a regular file at ``path``, the lines after the first are checked by
+    worker processes (``_parallel``); otherwise here, a chunk at a time (``_lines``).
     """
     limit = run.max_bytes
     if len(raw) > limit and raw[-1:] != b"\n":
@@ -428,19 +524,53 @@ def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: in
         first: bytes | None = None
     else:
         first = raw[:-1] if raw[-1:] == b"\n" else raw
+    total = _regular_size(stream)
+    progress = run.progress
+    if progress is not None:
+        progress.start(name, total, max(0, stream.tell() - len(raw)) if total is not None else 0, run.documents)
+    try:
+        start = stream.tell() if total is not None else 0
+        if run.jobs > 1 and path is not None and total is not None and total - start >= 2 * _MIN_PIECE:
+            _lines(run, name, (first,), lineno)
+            pieces = _pieces(stream, start, total, run.jobs, lineno + 1)
+            if total - start > _PIECE:  # cut the file as the workers go
+                _parallel(run, name, path, run.jobs, pieces)
+            else:  # no more workers than pieces
+                cut = list(pieces)
+                _parallel(run, name, path, min(run.jobs, len(cut)), cut)
+        else:
+            _lines(run, name, itertools.chain((first,), _line_blocks(stream.read, limit)), lineno)
+    finally:
+        if progress is not None:
+            progress.clear()
+
+
+def _lines(run: _Run, name: str, blocks: Iterable[bytes | None], lineno: int) -> int:
+    """Check the lines of ``blocks`` (see ``_line_blocks``), the first being line ``lineno``.
+
+    Return the number of lines covered. The loop is the fast path, inlined: decode a block of
+    lines at once, then for each line scan it, look up the candidate kinds by shape, and check it
+    as the first candidate. Anything unusual (an error, leading whitespace, no candidate) sends
+    the line to ``_check``, which does it all again carefully and reports what it finds.
+    """
+    limit = run.max_bytes
     scan = _scan
     forced = run.kinds
     detected = DETECTED.get
     log = run.warnings
+    progress = run.progress
     small = limit < _CHUNK  # then a line inside a chunk may be over the limit
+    first_line = lineno
     lineno -= 1
     fast = 0
     try:
-        for block in itertools.chain((first,), _line_blocks(stream.read, limit)):
+        for block in blocks:
             if block is None:
                 lineno += 1
                 _refuse(run, name, lineno, "line")
                 continue
+            if progress is not None:
+                progress.advance(len(block) + 1, run.documents + fast, run.findings)
             try:
                 lines = block.decode().split("\n")
             except UnicodeDecodeError:
@@ -480,6 +610,116 @@ def _check_lines(run: _Run, name: str, stream: IO[bytes], raw: bytes, lineno: in
     finally:
         run.documents += fast
         run.valid += fast
+    return lineno - first_line + 1
+
+
+def _regular_size(stream: IO[bytes]) -> int | None:
+    """Return the size of ``stream`` if it is a regular file (None for a pipe, a terminal...)."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+# A piece of a JSON Lines file for one worker: (start, end or None for the end of the file, the
+# number of its first line).
+Piece = tuple[int, "int | None", int]
+
+
+def _pieces(stream: IO[bytes], start: int, total: int, jobs: int, lineno: int) -> Iterator[Piece]:
+    """Cut the rest of ``stream`` (from ``start``, line ``lineno``) into pieces of whole lines.
+
+    A multiple of ``jobs`` pieces of about the same size, none much over ``_PIECE`` bytes (so a
+    worker's report stays small and the workers end together) nor under ``_MIN_PIECE``. One pass over the bytes counts
+    the lines, so each worker knows the number of its first line.
+    """
+    count = jobs * -(-(total - start) // (_PIECE * jobs))
+    step = max(1, _MIN_PIECE, -(-(total - start) // count))
+    stream.seek(start)
+    pos, line = start, lineno
+    first, first_line = start, lineno
+    target = start + step  # cut at the first line that starts at or after target
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        i = 0
+        while target - 1 - pos < len(chunk):
+            j = chunk.find(b"\n", max(i, target - 1 - pos))
+            if j < 0:
+                break
+            line += chunk.count(b"\n", i, j + 1)
+            i = j + 1
+            yield first, pos + i, first_line
+            first, first_line = pos + i, line
+            target = first + step
+        line += chunk.count(b"\n", i)
+        pos += len(chunk)
+    if first < pos:
+        yield first, None, first_line  # the last piece reads on to the end, as one run would
+
+
+def _parallel(run: _Run, name: str, path: str, workers: int, pieces: Iterable[Piece]) -> None:
+    """Check ``pieces`` of the JSON Lines file ``path`` in ``workers`` processes.
+
+    The workers' problems are written in the order of the pieces, so the report is the one a
+    single process writes. Workers are spawned (not forked: the parent may run threads) and
+    ignore Ctrl-C, which the parent handles. ``pieces`` may be a generator: the pool's feeder
+    thread cuts the file while the first workers check their pieces.
+    """
+    if not workers:
+        return
+    import multiprocessing
+
+    progress = run.progress
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_ignore_interrupts) as pool:
+        tasks = ((path, begin, end, line, run.kind, run.max_bytes, run.quiet) for begin, end, line in pieces)
+        for error, reports, documents, valid, invalid, findings, size in pool.imap(_work, tasks):
+            if error is not None:
+                raise OSError(*error)
+            for report in reports:
+                run.report(name, *report)
+            run.documents += documents
+            run.valid += valid
+            run.invalid += invalid
+            run.findings += findings - len(reports)
+            if progress is not None:
+                progress.advance(size, run.documents, run.findings)
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _work(task: tuple[str, int, int | None, int, str | None, int, bool]) -> tuple[Any, ...]:
+    """Check one piece of a JSON Lines file in a worker process (``--jobs``)."""
+    path, start, end, lineno, kind, max_bytes, quiet = task
+    run = _Recorder(kind, max_bytes, quiet)
+    records_log = logging.getLogger(_records.__name__)
+    records_log.addFilter(_drop)
+    size = 0
+    try:
+        with warnings.catch_warnings(record=True) as log, open(path, "rb") as stream:
+            warnings.simplefilter("always")
+            run.warnings = log
+            stream.seek(start)
+            left = _NO_LIMIT if end is None else end - start
+
+            def read(n: int) -> bytes:
+                nonlocal left, size
+                data = stream.read(min(n, left))
+                left -= len(data)
+                size += len(data)
+                return data
+
+            _lines(run, "", _line_blocks(read, max_bytes), lineno)
+    except OSError as exc:
+        return (exc.errno, exc.strerror), [], 0, 0, 0, 0, size
+    finally:
+        records_log.removeFilter(_drop)
+    return None, run.reports, run.documents, run.valid, run.invalid, run.findings, size
 
 
 def _check_raw(run: _Run, name: str, raw: bytes, line: int) -> None:
@@ -502,8 +742,8 @@ def _looks_like_lines(raw: bytes) -> bool:
     return True
 
 
-def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
-    """Check one input: JSON Lines or a single JSON document."""
+def _check_stream(run: _Run, name: str, stream: IO[bytes], path: str | None = None) -> None:
+    """Check one input: JSON Lines or a single JSON document (``path``: the file, for ``--jobs``)."""
     limit = run.max_bytes
     readline = stream.readline
     raw = readline(limit + 1)
@@ -520,7 +760,7 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes]) -> None:
         return
     too_long = len(raw) > limit and raw[-1:] != b"\n"
     if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or (not too_long and _looks_like_lines(raw)):
-        _check_lines(run, name, stream, raw, lineno)
+        _check_lines(run, name, stream, raw, lineno, path)
         return
     data = None if too_long else _read_rest(stream.read, raw, limit)
     del raw  # hold one copy of the document at a time: bytes, then text
@@ -560,7 +800,7 @@ def _check_file(run: _Run, name: str) -> None:
     shown = _printable(name)
     try:
         with _open_input(name) as stream:
-            _check_stream(run, shown, stream)
+            _check_stream(run, shown, stream, os.path.abspath(name))
     except BrokenPipeError:
         raise  # the report's reader went away: not this file's fault
     except OSError as exc:
@@ -685,6 +925,16 @@ def _max_bytes(text: str) -> int:
     return min(value, _NO_LIMIT)  # more than memory can hold is no limit (and fits a C size)
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes like 2, got {text[:20]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -707,6 +957,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
     parser.add_argument("--max-bytes", type=_max_bytes, default=DEFAULT_MAX_BYTES, metavar="SIZE",
                         help="refuse a document (or JSON Lines line) larger than SIZE (default: 64M)")
+    parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                        help="check JSON Lines files in N worker processes (default: 1); same report")
     parser.add_argument("--list-kinds", action="store_true", help="list the kinds of document and exit")
     parser.add_argument("--schema", choices=sorted(KINDS), metavar="KIND",
                         help="print the JSON Schema of KIND and exit")
@@ -746,6 +998,8 @@ def _run(argv: list[str] | None) -> int:
         print(f"{parser.prog}: error: no FILE given (use - for standard input)", file=sys.stderr)
         return 2
     run = _Run(args, out)
+    if not args.quiet and _is_terminal(sys.stderr):
+        run.progress = _Progress(sys.stderr)
     # Unknown records are reported as warnings in the report; keep their log lines off stderr.
     records_log = logging.getLogger(_records.__name__)
     records_log.addFilter(_drop)

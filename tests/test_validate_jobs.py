@@ -1,0 +1,261 @@
+"""``python -m agentmsg.validate --jobs N`` and the progress line on a terminal (issue 19)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentmsg.validate import _pieces, main
+
+ROOT = Path(__file__).resolve().parent.parent
+USER = '{"role": "user", "content": "Hi"}'
+TOOL = json.dumps({"name": "wordy", "description": "x" * 1100, "parameters": {"type": "object"}, "strict": False})
+
+# A log where nearly every line has something to say: each kind of finding, a warning, blank and
+# whitespace-only lines, CRLF endings, a line over --max-bytes 1500, invalid UTF-8, and a last
+# line with no newline. Repeated, so that any cut falls inside lines of every sort.
+LINES = [
+    USER.encode(),
+    b'{"role": "user", "content": 1}',
+    b"",
+    b'{"role": "user"',
+    b'{"a": 1, "a": 2}\r',
+    b"   \t",
+    b'{"role": "user", "content": "caf\xe9"}',
+    b'{"role": "assistant", "content": "x", "tool_calls": [{"id": "c", "name": "bad name", "arguments": {}}]}\r',
+    TOOL.encode(),
+    json.dumps({"role": "user", "content": "long " * 400}).encode(),
+    b'[1, 2]',
+    b'{"role": "robot", "content": "Hi"}',
+]
+
+
+def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) -> bytes:
+    data = b"\n".join(LINES * repeat) + b'\n{"role": "tool", "content": "no id"}'
+    return (b"\xef\xbb\xbf" if bom else b"") + data + (b"\n" if final_newline else b"")
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let --jobs cut a small file anywhere (a file under 2 MiB is checked in one process otherwise)."""
+    monkeypatch.setattr("agentmsg.validate._MIN_PIECE", 1)
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err, err
+    return status, out, err
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", *args], input=stdin, capture_output=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    out = subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
+    assert "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
+    return out
+
+
+# -- --jobs: the same report as one process ---------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs, shape", [(3, "plain"), (2, "bom"), (3, "final-newline"), (7, "plain")])
+def test_jobs_write_the_report_of_one_process(jobs: int, shape: str, tmp_path: Path, small_pieces: None,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(25, bom=shape == "bom", final_newline=shape == "final-newline"))
+    for fmt in ("text", "json"):
+        serial = run(["--max-bytes", "1500", "--format", fmt, str(path)], capsys)
+        assert run(["--max-bytes", "1500", "--format", fmt, "--jobs", str(jobs), str(path)], capsys) == serial
+    lines = serial[1]
+    problems = json.loads(lines)["problems"]
+    assert serial[0] == 1
+    # every sort of finding is in the report, down to the last line, which has no newline
+    assert {p["code"] for p in problems} >= {"type", "json", "unique", "encoding", "size", "pattern", "value",
+                                             "warning", "unknown", "missing"}
+    assert problems[-1]["line"] == 25 * len(LINES) + 1
+    assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
+
+
+def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # With N above the line count every line is a piece of its own; between, cuts land everywhere.
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(1))
+    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    assert serial[1].count("\n") == 11
+    for jobs in (5, 40):
+        assert run(["--max-bytes", "1500", "--jobs", str(jobs), str(path)], capsys) == serial, jobs
+
+
+def test_the_real_command_with_jobs(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(700))  # over 2 MiB: cut in pieces of 1 MiB or more
+    assert path.stat().st_size > 2 << 20
+    serial = cli("--max-bytes", "1500", str(path))
+    parallel = cli("--max-bytes", "1500", "-j", "2", str(path))
+    assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
+    assert serial.returncode == 1 and serial.stdout.count("\n") > 6000
+
+
+@pytest.mark.parametrize("data, status, summary", [
+    (b"", 1, "1 document, 0 valid, 1 invalid"),  # empty input is reported, as without --jobs
+    (b"\n\n  \n", 1, "1 document, 0 valid, 1 invalid"),
+    (USER.encode(), 0, "1 document, 1 valid, 0 invalid"),
+    ((USER + "\n") * 3, 0, "3 documents, 3 valid, 0 invalid"),
+    (USER.encode() + b"\r\n" + USER.encode() + b"\r\n", 0, "2 documents, 2 valid, 0 invalid"),
+])
+def test_small_inputs_and_exit_codes(data: bytes | str, status: int, summary: str, tmp_path: Path,
+                                     small_pieces: None, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "small.jsonl"
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    serial = run([str(path)], capsys)
+    assert (serial[0], serial[1].splitlines()[-1]) == (status, summary)
+    for jobs in ("1", "16"):
+        assert run(["--jobs", jobs, str(path)], capsys) == serial
+
+
+def test_jobs_with_several_files_a_missing_one_and_standard_input(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(log_bytes(700))
+    single = tmp_path / "one.json"
+    single.write_text('{\n  "role": "user",\n  "content": 5\n}\n')
+    args = [str(log), str(tmp_path / "missing.jsonl"), str(single), "-"]
+    serial = cli(*args, stdin=log_bytes(2))
+    parallel = cli("--jobs", "3", *args, stdin=log_bytes(2))
+    assert serial.returncode == 2  # the missing file
+    assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
+    assert "<stdin>:" in serial.stdout and "one.json:3: $.content" in serial.stdout
+
+
+def test_jobs_with_conversation_and_kind(tmp_path: Path, small_pieces: None, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "conv.jsonl"
+    path.write_text('{"role": "system", "content": "Be brief."}\n' + (USER + "\n") * 3)
+    for args in (["--conversation"], ["--kind", "chat_message"], ["--kind", "tool_call"]):
+        serial = run([*args, str(path)], capsys)
+        assert run([*args, "--jobs", "2", str(path)], capsys) == serial
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "", "1.5"])
+def test_an_invalid_number_of_jobs_is_a_usage_error(value: str, tmp_path: Path) -> None:
+    path = tmp_path / "ok.jsonl"
+    path.write_text(USER + "\n")
+    result = cli("--jobs", value, str(path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: python -m agentmsg.validate")
+    assert "error: argument --jobs/-j: " in result.stderr
+
+
+def test_pieces_are_whole_lines_with_their_numbers(small_pieces: None) -> None:
+    lengths = [0, 1, 5, 0, 40, 2, 300, 0, 0, 7, 1, 90, 3]
+    data = b"".join(b"x" * n + b"\n" for n in lengths) + b"tail"
+    starts = [0]
+    for n in lengths:
+        starts.append(starts[-1] + n + 1)
+    assert [p[0] for p in list(_pieces(io.BytesIO(b"abcdefghi\n" * 12), 0, 120, 4, 1))] == [0, 30, 60, 90]
+    for jobs in range(1, 40):
+        for begin in (0, starts[1], starts[4]):
+            pieces = list(_pieces(io.BytesIO(data), begin, len(data), jobs, 7))
+            assert pieces[0][0] == begin and pieces[-1][1] is None
+            assert len(pieces) <= jobs  # each piece but the last holds a jobs-th of the bytes or more
+            for (a, b, line), following in zip(pieces, pieces[1:] + [(len(data), None, 0)]):
+                assert a in starts and b in (following[0], None)  # contiguous, cut at line starts
+                assert line == 7 + data.count(b"\n", begin, a)
+
+
+# -- the progress line ------------------------------------------------------------------------
+
+
+def read_terminal(fd: int) -> str:
+    chunks = []
+    while select.select([fd], [], [], 0)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
+@pytest.fixture
+def terminal() -> Iterator[tuple[int, io.TextIOWrapper]]:
+    """A real terminal (a pseudo-terminal pair); yields (master fd, the slave as a text file)."""
+    pytest.importorskip("pty", reason="pseudo-terminals are POSIX")
+    master, slave = os.openpty()
+    err = open(slave, "w", encoding="utf-8", closefd=True)
+    assert err.isatty()
+    yield master, err
+    err.close()
+    os.close(master)
+
+
+def test_progress_on_a_terminal(terminal: tuple[int, io.TextIOWrapper], tmp_path: Path, small_pieces: None,
+                                capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    master, err = terminal
+    monkeypatch.setattr(sys, "stderr", err)  # here: capsys replaces it while fixtures are set up
+    monkeypatch.setattr("agentmsg.validate._PROGRESS_EVERY", 0.0)  # redraw at every block
+    monkeypatch.setattr("agentmsg.validate._CHUNK", 256)
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(5))
+    size = path.stat().st_size
+    for jobs in ("1", "2"):
+        status = main(["--max-bytes", "1500", "--jobs", jobs, str(path)])
+        shown = read_terminal(master)
+        out = capsys.readouterr().out
+        assert status == 1 and out.count("\n") > 20  # the report itself goes to stdout, unchanged
+        frames = [frame.strip() for frame in shown.split("\r") if frame.strip()]
+        assert frames, shown
+        # bytes done of the total, documents per second, findings so far; redrawn in place
+        assert all(f.startswith(f"{path}: ") or f.startswith("...") for f in frames), frames
+        assert all(f" of {size / 2**20:.1f} MiB (" in f and " documents/s, " in f for f in frames), frames
+        findings = [int(f.rsplit(", ", 1)[1].split()[0]) for f in frames]
+        assert findings == sorted(findings) and findings[-1] > 0
+        assert shown.endswith("\r") and shown.rstrip("\r").split("\r")[-1].strip() == ""  # wiped at the end
+
+
+def test_no_progress_when_quiet_or_not_a_terminal(terminal: tuple[int, io.TextIOWrapper], tmp_path: Path,
+                                                  small_pieces: None,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    master, err = terminal
+    monkeypatch.setattr(sys, "stderr", err)  # here: capsys replaces it while fixtures are set up
+    monkeypatch.setattr("agentmsg.validate._PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr("agentmsg.validate._CHUNK", 256)
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(5))
+    assert main(["--quiet", "--max-bytes", "1500", str(path)]) == 1
+    assert main(["--quiet", "--max-bytes", "1500", "--jobs", "2", str(path)]) == 1
+    assert read_terminal(master) == ""
+    assert capsys.readouterr().out == "51 documents, 10 valid, 41 invalid\n" * 2
+    # standard error a pipe (the real command, as in CI or `2>log`): not a byte of progress
+    result = cli("--max-bytes", "1500", str(path))
+    assert result.returncode == 1 and result.stderr == ""
+
+
+def test_progress_in_a_real_terminal_stays_off_a_short_run(tmp_path: Path) -> None:
+    """The real command with its standard error on a pseudo-terminal: a short run draws nothing."""
+    pytest.importorskip("pty", reason="pseudo-terminals are POSIX")
+    master, slave = os.openpty()
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(5))
+    try:
+        result = subprocess.run([sys.executable, "-m", "agentmsg.validate", "--max-bytes", "1500", str(path)],
+                                stdout=subprocess.PIPE, stderr=slave, cwd=ROOT, timeout=120,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        os.close(slave)
+        shown = read_terminal(master)
+    finally:
+        os.close(master)
+    assert result.returncode == 1 and result.stdout.decode().endswith("51 documents, 10 valid, 41 invalid\n")
+    # if a redraw did fall due (a slow machine), it was wiped: nothing is left on the line
+    assert shown.replace(" ", "").replace("\r", "") == "" or shown.endswith("\r"), shown
