@@ -241,24 +241,48 @@ def thaw_json(value: Any) -> Any:
                 return dict(value)
         except AttributeError:  # built directly, not by freeze_json
             pass
-    elif t is not tuple and t is not list and t is not dict:
-        return value
-    return _thaw(value)
+        return _thaw_dict(value)
+    if t is tuple or t is list:
+        return _thaw_list(value)
+    if t is dict:
+        return _thaw_dict(value)
+    return value
 
 
-def _thaw(value: Any) -> Any:
-    if type(value) is tuple or type(value) is list:
-        out: Any = list(value)
-        for i, item in enumerate(out):
-            t = type(item)
-            if t is FrozenDict or t is tuple or t is dict or t is list:
-                out[i] = thaw_json(item)
-        return out
+# The walkers copy a container, then replace the containers in the copy: a flat FrozenDict
+# (marked by freeze_json) in one ``dict()`` call, anything else by recursion, with no call
+# through ``thaw_json`` on the way (most of the cost of a small nested object).
+def _thaw_dict(value: Any) -> dict[str, Any]:
     out = dict(value)
     for key, item in out.items():
         t = type(item)
-        if t is FrozenDict or t is tuple or t is dict or t is list:
-            out[key] = thaw_json(item)
+        if t is FrozenDict:
+            try:
+                flat = item._flat
+            except AttributeError:
+                flat = False
+            out[key] = dict(item) if flat else _thaw_dict(item)
+        elif t is tuple or t is list:
+            out[key] = _thaw_list(item)
+        elif t is dict:
+            out[key] = _thaw_dict(item)
+    return out
+
+
+def _thaw_list(value: Any) -> list[Any]:
+    out = list(value)
+    for i, item in enumerate(out):
+        t = type(item)
+        if t is FrozenDict:
+            try:
+                flat = item._flat
+            except AttributeError:
+                flat = False
+            out[i] = dict(item) if flat else _thaw_dict(item)
+        elif t is tuple or t is list:
+            out[i] = _thaw_list(item)
+        elif t is dict:
+            out[i] = _thaw_dict(item)
     return out
 
 
