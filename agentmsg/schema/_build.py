@@ -189,33 +189,73 @@ class _Builder:
                 raise unexpected(next(k for k in v if k not in known))
             return kwargs
 
-        def conv_object(v: object) -> Any:
-            if not isinstance(v, dict):
-                raise type_error("object", v)
-            kwargs: dict[str, Any] | None = {}
-            if len(v) == size:  # no key missing or else an unknown key makes it through
-                try:
-                    for name, exact in plain:
-                        x = v[name]
-                        if type(x) in exact:
-                            kwargs[name] = x  # type: ignore[index]  # kwargs is a dict until the except below
-                        elif x is not None or name not in may_be_null:
-                            kwargs = None
-                            break
-                    else:
-                        for name, conv in others:
-                            x = v[name]
-                            if x is not None or name not in may_be_null:
-                                kwargs[name] = conv(x)  # type: ignore[index]  # kwargs is a dict until the except below
-                except (KeyError, ValidationError):
-                    kwargs = None
-            else:
-                kwargs = None
-            if kwargs is None:
-                kwargs = checked(v)
-            return kwargs if make is None else make(kwargs)
+        return _fast_object(plain, others, may_be_null, size, checked, make)
 
-        return conv_object
+
+
+# The fast path of an object, written out for its fields (as ``dataclasses`` writes ``__init__``):
+# take the value of every field by name, keep a value of an exact type as is, convert the others,
+# and give up at the first surprise (a missing or unknown key, a wrong type, a null) for
+# ``checked``, which walks the fields in schema order and reports the first problem. Unrolled, it
+# costs about half the loop it replaces, which is most of ``arguments_as``.
+_FAST = """\
+def conv_object(v):
+    if not isinstance(v, dict):
+        raise type_error("object", v)
+    if len(v) == size:
+        try:
+{body}
+        except (KeyError, ValidationError, _Surprise):
+            kwargs = checked(v)
+    else:
+        kwargs = checked(v)
+    return kwargs if make is None else make(kwargs)
+"""
+
+
+class _Surprise(Exception):
+    """A value the fast path of an object does not take: ``checked`` looks at it."""
+
+
+def _fast_object(
+    plain: list[tuple[str, frozenset[type]]],
+    others: list[tuple[str, Conv]],
+    may_be_null: frozenset[str],
+    size: int,
+    checked: Callable[[dict[str, Any]], dict[str, Any]],
+    make: Callable[[dict[str, Any]], Any] | None,
+) -> Conv:
+    """Return the fast path of an object with these fields (see ``_FAST``).
+
+    A field in ``may_be_null`` may be null for its default: the key is then left out of the
+    keyword arguments (``make`` fills the default).
+    """
+    scope: dict[str, Any] = {"size": size, "checked": checked, "make": make, "type_error": type_error,
+                             "ValidationError": ValidationError, "_Surprise": _Surprise}
+    pad = " " * 12
+    body, fields, later = [], [], []
+    for i, (name, exact) in enumerate(plain):
+        scope[f"e{i}"] = exact
+        body.append(f"{pad}x{i} = v[{name!r}]")
+        if name in may_be_null:
+            body.append(f"{pad}if type(x{i}) not in e{i} and x{i} is not None: raise _Surprise")
+            later.append(f"{pad}if x{i} is not None: kwargs[{name!r}] = x{i}")
+        else:
+            body.append(f"{pad}if type(x{i}) not in e{i}: raise _Surprise")
+            fields.append(f"{name!r}: x{i}")
+    for i, (name, conv) in enumerate(others):
+        scope[f"c{i}"] = conv
+        if name in may_be_null:
+            body.append(f"{pad}y{i} = v[{name!r}]")
+            body.append(f"{pad}if y{i} is not None: y{i} = c{i}(y{i})")
+            later.append(f"{pad}if y{i} is not None: kwargs[{name!r}] = y{i}")
+        else:
+            body.append(f"{pad}y{i} = c{i}(v[{name!r}])")
+            fields.append(f"{name!r}: y{i}")
+    body.append(f"{pad}kwargs = {{{', '.join(fields)}}}")
+    exec(_FAST.format(body="\n".join(body + later)), scope)
+    compiled: Conv = scope["conv_object"]
+    return compiled
 
 
 def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
