@@ -143,8 +143,8 @@ EDIT_ARGS = {"path": "src/app.py", "mode": "write", "lines": {"start": 10, "end"
 
 
 def conversation() -> list[dict[str, Any]]:
-    """1,000 messages: user / assistant with two tool calls / two tool results, repeated."""
-    out: list[dict[str, Any]] = []
+    """1,000 messages: the system prompt, then user / assistant with two tool calls / two tool results, repeated."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": "You write files and run them."}]
     i = 0
     while len(out) < 1000:
         a, b = f"call_{i}_a", f"call_{i}_b"
@@ -341,8 +341,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "conversation.json")
         target = (60 if full else 20) << 20
-        chunk = conversation()
-        docs: list[Any] = []
+        chunk = conversation()[1:-3]  # whole turns, repeated after one system prompt
+        docs: list[Any] = conversation()[:1]
         per = len(json.dumps(chunk))
         for _ in range(max(1, target // per)):
             docs += chunk
