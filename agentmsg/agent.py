@@ -72,7 +72,8 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
@@ -85,12 +86,18 @@ from .events import (
     Completion,
     Event,
     MessageChunk,
+    MessageEnd,
     MessageStart,
     Progress,
+    ReasoningChunk,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolApprovalRequest,
     ToolArtifact,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
+    TurnStart,
 )
 from .history import ConversationHistory
 from .io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry
@@ -99,7 +106,7 @@ from .io.store import MessageStore
 from .messages import ChatMessage
 from .providers import Response
 from .records import RequestedToolCall, ToolRequest, ToolResultRecord
-from .streaming import ToolCallDelta
+from .streaming import ReasoningDelta, ToolCallDelta
 from .tools import to_canonical_name, to_wire_name
 
 __all__ = ["AgentTurn", "AgentStateError", "Outcome", "Provider", "State"]
@@ -150,6 +157,8 @@ class Outcome:
     ``step_limit`` (``max_steps`` model calls, the last one still asking for tools),
     ``error`` (a model error, an unreadable answer or an unrecoverable tool failure; ``error``
     says which, ``exception`` keeps the exception when there was one) or ``cancelled``.
+    ``code`` is the ``completion``'s code of an ended turn that failed: ``model``, ``tool``,
+    ``step_limit`` or ``cancelled`` (``agentmsg.events.COMPLETION_CODES``).
     """
 
     status: Status
@@ -158,6 +167,7 @@ class Outcome:
     error: str | None = None
     pending: tuple[RequestedToolCall, ...] = ()
     exception: BaseException | None = None
+    code: str | None = None
 
     def __repr__(self) -> str:
         extra = f", pending={len(self.pending)}" if self.pending else ""
@@ -181,7 +191,11 @@ class AgentTurn:
     into each request body (``model``, ``max_tokens``, ``stream``...). ``on_event`` receives
     each socket event; ``store`` and ``conversation_id`` save each completed message (the
     system prompt is not stored). ``tool_timeout`` bounds each tool call. ``new_id`` makes the
-    ids of chat and tool messages in events; ``clock`` stamps them.
+    ids of the turn (``id``, the events' ``turnId``) and of its chat, reasoning and tool messages
+    in events; ``clock`` stamps them.
+
+    One thread drives a turn (``run`` or the step methods); ``cancel`` alone may also be called
+    from any other thread, at any time (see ``cancel``).
     """
 
     def __init__(
@@ -234,6 +248,11 @@ class AgentTurn:
         self._results: dict[str, ToolResultRecord] = {}
         self._tool_ids: dict[str, str] = {}  # tool call id -> tool message id (events)
         self._running: set[str] = set()
+        self._reasons: dict[str, str] = {}  # call id -> the reason a person gave for denying it
+        self._lock = threading.Lock()  # held by the driving thread inside a step (see cancel)
+        self._cancel_reason: str | None = None  # a cancel asked for while a step ran
+        self._announced = False
+        self.id = new_id()
         if message is not None:
             if isinstance(message, ChatRequest):
                 message = message.to_message()
@@ -255,8 +274,16 @@ class AgentTurn:
 
     # --- events, history, store -----------------------------------------------------------
 
+    @property
+    def tool_messages(self) -> dict[str, str]:
+        """Return the tool message id (of the events) of each tool call of the turn, by call id."""
+        return dict(self._tool_ids)
+
     def _emit(self, event: Event) -> None:
         if self.on_event is not None:
+            if not self._announced:  # turn:start goes first, whatever the first event is
+                self._announced = True
+                self.on_event(TurnStart(turn_id=self.id, session_id=self.conversation_id))
             self.on_event(event)
 
     def _append(self, messages: list[ChatMessage]) -> None:
@@ -267,25 +294,34 @@ class AgentTurn:
             if stored:
                 self.store.save_many(self.conversation_id, stored)
 
-    def _check(self, method: str, *states: str) -> None:
-        if self.state not in states:
-            raise AgentStateError(method, self.state)
+    @contextmanager
+    def _step(self, method: str, *states: str) -> Iterator[None]:
+        """Hold the turn for one step of the driving thread; a cancel asked for meanwhile runs after it."""
+        with self._lock:
+            if self.state not in states:
+                raise AgentStateError(method, self.state)
+            yield
+        if self._cancel_reason is not None:
+            self._try_cancel()
 
     def _finish(self, status: Status, *, message: ChatMessage | None = None, error: str | None = None,
-                exception: BaseException | None = None) -> None:
+                exception: BaseException | None = None, code: str | None = None) -> None:
         self.state = "done"
-        self.outcome = Outcome(status, self.steps, message, error, (), exception)
+        self.outcome = Outcome(status, self.steps, message, error, (), exception, code)
         if error is None:
             result: dict[str, Any] = {"steps": self.steps, "text": message.text if message is not None else ""}
-            self._emit(Completion.ok(result))
+            self._emit(Completion.ok(result, turn_id=self.id))
         else:
-            self._emit(Completion.failed(error))
+            self._emit(Completion.failed(error, code=code, turn_id=self.id, cancelled=status == "cancelled"))
 
     # --- the model ------------------------------------------------------------------------
 
     def request(self) -> dict[str, Any]:
         """Return the request body for the next model call (state ``model``)."""
-        self._check("request", "model")
+        with self._step("request", "model"):
+            return self._request_body()
+
+    def _request_body(self) -> dict[str, Any]:
         if any(client.tools_changed for client in self._clients):  # the server said its tools changed
             self.tools = _one_namespace(self._local, self._clients, self.provider, self._route)
             self.executor.registry = self.tools
@@ -294,48 +330,88 @@ class AgentTurn:
     def receive(self, answer: Any) -> None:
         """Take the model's answer: a response body (a dict), or an iterable of stream events.
 
-        Streamed text is reported (``message:chunk``) as each event arrives. An answer that
-        cannot be read, or a stream that raises, ends the turn with ``status="error"``.
+        Streamed text is reported (``message:chunk``) as each event arrives, and readable
+        reasoning as ``reasoning:chunk`` (a signature or encrypted reasoning never is); each
+        message and reasoning ends (``message:end``, ``reasoning:end``) before what follows. An
+        answer that cannot be read, or a stream that raises, ends the turn with
+        ``status="error"``; a ``cancel`` from another thread stops reading the stream.
         """
-        self._check("receive", "model")
+        with self._step("receive", "model"):
+            self._receive(answer)
+
+    def _receive(self, answer: Any) -> None:
         self.steps += 1
-        message_id: list[str] = []
+        message_id: list[str] = []  # the open chat message, once text arrived
+        thinking: list[Any] = []  # [reasoning id, part index] of the open reasoning
+
+        def end_reasoning() -> None:
+            if thinking:
+                self._emit(ReasoningEnd(id=thinking[0]))
+                thinking.clear()
 
         def text(piece: str) -> None:
+            end_reasoning()
             if not message_id:
                 message_id.append(self._new_id())
                 self._emit(MessageStart(id=message_id[0]))
             self._emit(MessageChunk(id=message_id[0], chunk=piece))
 
+        def reasoning(piece: str, index: int) -> None:
+            if thinking and thinking[1] != index:
+                end_reasoning()
+            if not thinking:
+                thinking.extend((self._new_id(), index))
+                self._emit(ReasoningStart(id=thinking[0]))
+            self._emit(ReasoningChunk(id=thinking[0], chunk=piece))
+
+        def close() -> None:
+            end_reasoning()
+            if message_id:
+                self._emit(MessageEnd(id=message_id.pop()))
+
         try:
             if isinstance(answer, Mapping):
                 response = self.provider.parse_response(answer)
+                for index, part in enumerate(response.message.reasoning):
+                    if part.text:
+                        reasoning(part.text, index)
                 if response.message.text:
                     text(response.message.text)
             else:
                 parser = self.provider.StreamParser()
                 for event in answer:
                     for delta in parser.feed(event):
-                        if type(delta) is str and delta:
-                            text(delta)
-                        elif not isinstance(delta, (str, ToolCallDelta)):
-                            pass  # a kind of delta this loop does not show (reasoning, say)
+                        if type(delta) is str:
+                            if delta:
+                                text(delta)
+                        elif type(delta) is ReasoningDelta:
+                            if delta.text:
+                                reasoning(delta.text, delta.index)
+                    if self._cancel_reason is not None:  # asked from another thread: stop reading
+                        close()
+                        _close_stream(answer)
+                        self._cancel_now(self._cancel_reason)
+                        return
                 response = parser.finish()
         except ValidationError as exc:
-            self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc)
+            close()
+            self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc, code="model")
             return
         except Exception as exc:  # the stream's transport failed half way
-            self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc)
+            close()
+            self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc, code="model")
             return
+        close()
         self._take(response.message)
 
     def fail(self, exception: BaseException | str) -> None:
         """Report that the model call failed (state ``model``): the turn ends with ``status="error"``."""
-        self._check("fail", "model")
-        if isinstance(exception, str):
-            self._finish("error", error=exception)
-        else:
-            self._finish("error", error=_describe_failure("the model call failed", exception), exception=exception)
+        with self._step("fail", "model"):
+            if isinstance(exception, str):
+                self._finish("error", error=exception, code="model")
+            else:
+                self._finish("error", error=_describe_failure("the model call failed", exception),
+                             exception=exception, code="model")
 
     def _take(self, message: ChatMessage) -> None:
         self._append([message])
@@ -349,7 +425,8 @@ class AgentTurn:
             tool_id = self._new_id()
             self._tool_ids[item.id] = tool_id
             self._emit(ToolMessageStart(id=tool_id, tool_name=item.name, title=_title(item.name),
-                                        status="pending", timestamp=self._clock()))
+                                        status="pending", timestamp=self._clock(),
+                                        arguments=thaw_json(item.call.arguments), tool_call_id=item.id))
         self.state = "tools"
 
     # --- tools ----------------------------------------------------------------------------
@@ -366,22 +443,40 @@ class AgentTurn:
         """Approve the pending call ``call_id`` (state ``approval``)."""
         self._decide("approve", call_id, "approved")
 
-    def deny(self, call_id: str) -> None:
-        """Deny the pending call ``call_id`` (state ``approval``): the model is told it was denied."""
-        self._decide("deny", call_id, "denied")
+    def deny(self, call_id: str, reason: str | None = None) -> None:
+        """Deny the pending call ``call_id`` (state ``approval``): the model is told it was denied.
 
-    def _decide(self, method: str, call_id: str, approval: Literal["approved", "denied"]) -> None:
-        self._check(method, "approval")
-        assert self._request is not None
-        if call_id not in {item.id for item in self.pending}:
-            raise ValidationError("names no call that waits for a decision", "call_id", "unknown")
-        self._request = self._request.approve(call_id) if approval == "approved" else self._request.deny(call_id)
-        if not self.pending:
-            self.state = "tools"
+        ``reason``, a person's words, goes to the model (and the tool message) with the denial.
+        """
+        if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+            raise TypeError("reason must be a non-empty string or None")
+        self._decide("deny", call_id, "denied", reason)
+
+    def _decide(self, method: str, call_id: str, approval: Literal["approved", "denied"],
+                reason: str | None = None) -> None:
+        with self._step(method, "approval"):
+            assert self._request is not None
+            if call_id not in {item.id for item in self.pending}:
+                raise ValidationError("names no call that waits for a decision", "call_id", "unknown")
+            if approval == "approved":
+                self._request = self._request.approve(call_id)
+            else:
+                self._request = self._request.deny(call_id)
+                if reason is not None:
+                    self._reasons[call_id] = reason
+            if not self.pending:
+                self.state = "tools"
 
     def run_tools(self) -> None:
-        """Run the approved calls of this step (state ``tools``) and move on."""
-        self._check("run_tools", "tools")
+        """Run the approved calls of this step (state ``tools``) and move on.
+
+        When calls wait for a person, the turn stops in state ``approval`` and reports each
+        with a ``tool:approval:request``.
+        """
+        with self._step("run_tools", "tools"):
+            self._run_tools()
+
+    def _run_tools(self) -> None:
         assert self._request is not None
         request = self.executor.apply_policy(self._request)
         for item in request.calls:
@@ -412,6 +507,9 @@ class AgentTurn:
         if run.pending and any(item.id not in self._results for item in run.pending):
             self.state = "approval"
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
+            for item in self.outcome.pending:
+                self._emit(ToolApprovalRequest(id=self._tool_ids[item.id], turn_id=self.id, tool_name=item.name,
+                                               arguments=thaw_json(item.call.arguments)))
             return
         self._close_step()
 
@@ -436,7 +534,9 @@ class AgentTurn:
     def _tool_message(self, item: RequestedToolCall) -> ChatMessage:
         record = self._results.get(item.id)
         if record is None:
-            return ChatMessage.tool(item.id, DENIED_RESULT, is_error=True)
+            reason = self._reasons.get(item.id)
+            return ChatMessage.tool(item.id, DENIED_RESULT if reason is None else f"{DENIED_RESULT} Reason: {reason}",
+                                    is_error=True)
         if record.status == "error":
             return ChatMessage.tool(item.id, record.error or "the tool failed", is_error=True)
         mcp = _mcp_result(self.executor.registry, item.name, record)
@@ -460,18 +560,23 @@ class AgentTurn:
             if mcp.structured is not None:
                 artifact = {"id": f"{item.id}:structured", "type": "json", "content": thaw_json(mcp.structured)}
                 self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
-        status = "error" if message.is_error else "completed"
-        self._emit(ToolMessageComplete(id=tool_id, status=status, timestamp=self._clock()))
+        if message.is_error:
+            self._emit(ToolMessageComplete(id=tool_id, status="error", timestamp=self._clock(),
+                                           error=_short(message.text or "the tool failed")))
+        else:
+            self._emit(ToolMessageComplete(id=tool_id, status="completed", timestamp=self._clock()))
 
     def _close_step(self) -> None:
         """Every call of the step has its result (or was denied): append them, then continue or stop."""
         assert self._request is not None
         messages = []
         for item in self._request.calls:
+            message = self._tool_message(item)
             if item.id not in self._results:  # denied (by the policy or a person)
-                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"content": DENIED_RESULT})))
-                self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock()))
-            messages.append(self._tool_message(item))
+                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"content": message.text})))
+                self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock(),
+                                               error=_short(message.text)))
+            messages.append(message)
         self._append(messages)
         failed = [
             (item, self._results[item.id])
@@ -481,32 +586,60 @@ class AgentTurn:
         self._request = None
         if failed:
             item, record = failed[0]
-            self._finish("error", error=f"the tool {item.name!r} failed: {record.error}")
+            self._finish("error", error=f"the tool {item.name!r} failed: {record.error}", code="tool")
         elif self.steps >= self.max_steps:
-            self._finish("step_limit", error=f"stopped after {self.steps} model calls (the step limit) with tool calls still coming")
+            self._finish("step_limit", error=f"stopped after {self.steps} model calls (the step limit) with tool calls still coming",
+                         code="step_limit")
         else:
             self.state = "model"
 
     def cancel(self, reason: str = "the turn was cancelled") -> None:
-        """End the turn now: pending calls are denied (so the history stays valid)."""
-        self._check("cancel", "model", "tools", "approval")
+        """End the turn: pending calls are denied (so the history stays valid); ``completion`` says so.
+
+        Safe from any thread. While the driving thread is inside a step, the cancel is noted and
+        takes effect when the step reaches a safe point: the next event of a streamed answer (the
+        stream is then closed, and the unfinished message is not added to the history), or the
+        end of the running tool calls (bounded by ``tool_timeout``; a running call is not
+        interrupted). Otherwise it takes effect at once, in the calling thread. The
+        ``completion`` is ``success: false`` with ``code: "cancelled"`` and ``cancelled: true``;
+        ``outcome.status`` is ``cancelled``. A turn already done raises ``AgentStateError``.
+        """
+        if self.state == "done":
+            raise AgentStateError("cancel", self.state)
+        self._cancel_reason = reason
+        self._try_cancel()
+
+    def _try_cancel(self) -> None:
+        """Cancel now if no step runs; else the step's thread does it when it leaves (see ``_step``)."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self.state != "done" and self._cancel_reason is not None:
+                self._cancel_now(self._cancel_reason)
+        finally:
+            self._lock.release()
+
+    def _cancel_now(self, reason: str) -> None:
         if self._request is not None:
             for item in self.pending:
                 self._request = self._request.deny(item.id)
             for item in self._request.calls:
                 if item.approval == "approved" and item.id not in self._results:
                     self._request = self._request.deny(item.id)
-            self.steps = max(self.steps, 0)
             messages = []
             for item in self._request.calls:
                 if item.id not in self._results:
-                    self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock()))
+                    self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock(),
+                                                   error=_short(reason)))
                 messages.append(self._tool_message(item))
             self._append(messages)
             self._request = None
-        self._finish("cancelled", error=reason)
+        self._finish("cancelled", error=reason, code="cancelled")
 
     # --- the whole loop -------------------------------------------------------------------
+
+    def _ended(self) -> bool:
+        return self.state == "done"  # a method, so the type checker does not narrow state across calls
 
     def run(self, model: Callable[[dict[str, Any]], Any]) -> Outcome:
         """Drive the turn with ``model`` until it is done or waits for approval; return the outcome.
@@ -518,19 +651,45 @@ class AgentTurn:
         if self.state == "approval":
             raise AgentStateError("run", self.state)
         while True:
-            if self.state == "model":
-                body = self.request()
-                try:
-                    answer = model(body)
-                except Exception as exc:
-                    self.fail(exc)
-                    continue
-                self.receive(answer)
-            elif self.state == "tools":
-                self.run_tools()
-            else:
-                assert self.outcome is not None
-                return self.outcome
+            try:
+                if self.state == "model":
+                    body = self.request()
+                    if self._ended():  # cancelled from another thread
+                        continue
+                    try:
+                        answer = model(body)
+                    except Exception as exc:
+                        if not self._ended():
+                            self.fail(exc)
+                        continue
+                    if self._ended():  # cancelled while the model was called
+                        _close_stream(answer)
+                        continue
+                    self.receive(answer)
+                elif self.state == "tools":
+                    self.run_tools()
+                else:
+                    assert self.outcome is not None
+                    return self.outcome
+            except AgentStateError:
+                if not self._ended():  # not a cancel that came first: a real misuse
+                    raise
+
+
+def _close_stream(answer: Any) -> None:
+    """Close a streamed answer the turn stops reading (a generator, an HTTP response)."""
+    close = getattr(answer, "close", None)
+    if callable(close) and not isinstance(answer, Mapping):
+        try:
+            close()
+        except Exception:  # closing is a courtesy; the turn ends either way
+            pass
+
+
+def _short(text: str, limit: int = 500) -> str:
+    """Return ``text`` cut to ``limit`` characters for an event's ``error`` (a note for the user, no stack)."""
+    text = text.strip() or "failed"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _title(name: str) -> str:

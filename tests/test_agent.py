@@ -23,13 +23,19 @@ from agentmsg.events import (
     Completion,
     ImageAttachment,
     MessageChunk,
+    MessageEnd,
     MessageStart,
     Progress,
+    ReasoningChunk,
+    ReasoningEnd,
+    ReasoningStart,
     SessionReducer,
+    ToolApprovalRequest,
     ToolArtifact,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
+    TurnStart,
     encode,
 )
 from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
@@ -174,11 +180,15 @@ def check_events(events, chunks=(1, 1)):
     """The sequence the chat client expects, accepted by the protocol's reducer."""
     kinds = [type(e) for e in events]
     expected = (
-        [MessageStart] + [MessageChunk] * chunks[0]
+        [TurnStart, MessageStart] + [MessageChunk] * chunks[0] + [MessageEnd]
         + [ToolMessageStart, ToolMessageUpdate, Progress, ToolMessageUpdate, ToolMessageComplete]
-        + [MessageStart] + [MessageChunk] * chunks[1] + [Completion]
+        + [MessageStart] + [MessageChunk] * chunks[1] + [MessageEnd, Completion]
     )
     assert kinds == expected
+    turn_id = events[0].turn_id
+    assert events[-1].turn_id == turn_id and events[0].session_id is not None
+    (start,) = [e for e in events if isinstance(e, ToolMessageStart)]
+    assert start.arguments == {} and start.tool_call_id is not None
     session = SessionReducer(clock=lambda: "2026-11-26T09:00:00Z")
     session.apply(ChatRequest(message=QUESTION))
     for event in events:
@@ -417,7 +427,8 @@ def test_step_limit_is_an_outcome_and_the_history_stays_valid():
     outcome = turn.run(model)
     assert outcome.status == "step_limit" and outcome.steps == 2 and counts["taste"] == 2
     assert "step limit" in outcome.error
-    assert events[-1] == Completion.failed(outcome.error)
+    assert events[-1] == Completion.failed(outcome.error, code="step_limit", turn_id=turn.id)
+    assert outcome.code == "step_limit"
     history.validate()
 
 
@@ -433,7 +444,7 @@ def test_model_errors_end_the_turn_with_a_completion():
         outcome = turn.run(model)
         assert outcome.status == "error" and words in outcome.error
         assert "secret" not in outcome.error
-        assert events[-1] == Completion.failed(outcome.error)
+        assert events[-1] == Completion.failed(outcome.error, code="model", turn_id=turn.id)
         history.validate()
 
 
@@ -451,7 +462,8 @@ def test_a_stream_that_breaks_half_way_ends_the_turn():
     outcome = turn.run(model)
     assert outcome.status == "error" and outcome.error == "the model call failed (TimeoutError)"
     assert isinstance(outcome.exception, TimeoutError)
-    assert [type(e) for e in events] == [MessageStart, MessageChunk, Completion]
+    assert [type(e) for e in events] == [TurnStart, MessageStart, MessageChunk, MessageEnd, Completion]
+    assert events[-1].code == "model" and events[-1].turn_id == turn.id == events[0].turn_id
     assert [m.role.name for m in history] == ["SYSTEM", "USER"]
 
 
@@ -482,7 +494,7 @@ def test_an_mcp_failure_ends_the_turn():
     outcome = AgentTurn(openai, history, "Recipes?", mcp=[client], policy=ApprovalPolicy(default="auto"),
                         params=PARAMS[openai], on_event=events.append).run(model)
     assert outcome.status == "error" and "MCP server 'kitchen'" in outcome.error
-    assert events[-1] == Completion.failed(outcome.error)
+    assert events[-1].success is False and events[-1].error == outcome.error and events[-1].code in ("tool", "model")
     history.validate()
 
 
@@ -681,3 +693,206 @@ def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running
     assert outcome.status == "completed" and counts["first"] == 1
     assert outcome.message.text.startswith("one | ")
     history.validate()
+
+
+# --- issue 15: turn ids, message ends, reasoning, approvals on the wire, cancel ----------------
+
+
+def replay(events, message="Cook"):
+    """Apply the turn's events to a reducer as the server does (chat:send first); return it."""
+    session = SessionReducer(clock=lambda: "2026-11-26T09:00:00Z")
+    session.apply(ChatRequest(message=message))
+    for event in events:
+        encode(event)
+        session.apply(event)
+    return session
+
+
+def anthropic_thinking_stream(thinking, text):
+    """A Messages API stream with extended thinking: a thinking block (thinking and signature deltas), then text."""
+    recorded = fixture("anthropic_stream_text_then_tool_use.json")
+    events = [copy.deepcopy(recorded[0]),
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}]
+    for piece in thinking:
+        events.append({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": piece}})
+    events.append({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA"}})
+    events.append({"type": "content_block_stop", "index": 0})
+    events.append({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})
+    for piece in text:
+        events.append({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": piece}})
+    events.append({"type": "content_block_stop", "index": 1})
+    events.append({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 30}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def test_streamed_anthropic_thinking_becomes_reasoning_events():
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(anthropic, history, "Cook", params=dict(PARAMS[anthropic], stream=True), on_event=events.append)
+    outcome = turn.run(lambda body: iter(anthropic_thinking_stream(["The user ", "wants food."], ["Pan", "cakes."])))
+    assert outcome.status == "completed" and outcome.message.text == "Pancakes."
+    assert [type(e) for e in events] == [
+        TurnStart, ReasoningStart, ReasoningChunk, ReasoningChunk, ReasoningEnd,
+        MessageStart, MessageChunk, MessageChunk, MessageEnd, Completion,
+    ]
+    assert [e.chunk for e in events if isinstance(e, ReasoningChunk)] == ["The user ", "wants food."]
+    reasoning_id = events[1].id
+    assert reasoning_id not in {e.id for e in events if isinstance(e, MessageStart)}
+    assert all("EqQB" not in str(encode(e)) for e in events)  # the signature never travels
+    # the reasoning stays on the message (for the provider), not in the chat history
+    assert history.messages[-1].reasoning[0].signature == "EqQBCgIYAhIM1gbcDa9GJwZA"
+    assert [e["kind"] for e in replay(events).history()[1:]] == ["chat"]
+
+
+def test_non_streamed_anthropic_thinking_becomes_reasoning_events():
+    body = json.loads((TESTS / "data" / "provider-fixtures" / "reasoning" / "claude_thinking_response.json").read_text())
+    thinking = next(block["thinking"] for block in body["content"] if block["type"] == "thinking")
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    AgentTurn(anthropic, history, "How do I cross the street?", params=PARAMS[anthropic],
+              on_event=events.append).run(lambda request: body)
+    kinds = [type(e) for e in events]
+    assert kinds == [TurnStart, ReasoningStart, ReasoningChunk, ReasoningEnd, MessageStart, MessageChunk, MessageEnd, Completion]
+    assert events[2].chunk == thinking
+    replay(events)
+
+
+def test_vllm_reasoning_content_stream_becomes_reasoning_events():
+    envelope = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1727346168, "model": "Qwen/Qwen3-8B"}
+
+    def chunk(delta, finish=None):
+        return {**envelope, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    stream = [chunk({"role": "assistant", "content": ""}), chunk({"reasoning_content": "Eggs are "}),
+              chunk({"reasoning_content": "quick."}), chunk({"content": "An omelette."}), chunk({}, "stop")]
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    AgentTurn(openai, history, "Quick dinner?", params=dict(PARAMS[openai], stream=True),
+              on_event=events.append).run(lambda body: iter(stream))
+    assert [type(e) for e in events] == [TurnStart, ReasoningStart, ReasoningChunk, ReasoningChunk, ReasoningEnd,
+                                         MessageStart, MessageChunk, MessageEnd, Completion]
+    replay(events)
+
+
+def test_turn_id_and_tool_call_details_on_the_wire():
+    registry, _ = counting_registry()
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"), on_event=events.append, conversation_id=None)
+    turn.run(two_calls_then_answer([("c1", "burn", {"dish": "toast"})]))
+    assert events[0] == TurnStart(turn_id=turn.id)
+    (start,) = [e for e in events if isinstance(e, ToolMessageStart)]
+    assert (dict(start.arguments), start.tool_call_id) == ({"dish": "toast"}, "c1")
+    assert turn.tool_messages == {"c1": start.id}
+    (done,) = [e for e in events if isinstance(e, ToolMessageComplete)]
+    assert done.status == "error" and done.error == "RuntimeError: the oven caught fire"
+    assert events[-1] == Completion.failed(turn.outcome.error, code="tool", turn_id=turn.id)
+    tool = replay(events).history()[-1]
+    assert (tool["arguments"], tool["toolCallId"], tool["error"]) == ({"dish": "toast"}, "c1", "RuntimeError: the oven caught fire")
+
+
+def test_approval_request_events_and_a_denial_with_a_reason():
+    registry, counts = counting_registry()
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy({"taste": "auto"}, default="ask"), on_event=events.append)
+    model = two_calls_then_answer([("c1", "taste", {"dish": "soup"}), ("c2", "bake", {"dish": "bread"}),
+                                   ("c3", "bake", {"dish": "cake"})])
+    assert turn.run(model).status == "approval"
+    requests = [e for e in events if isinstance(e, ToolApprovalRequest)]
+    assert [(e.id, e.turn_id, e.tool_name, dict(e.arguments)) for e in requests] == [
+        (turn.tool_messages["c2"], turn.id, "bake", {"dish": "bread"}),
+        (turn.tool_messages["c3"], turn.id, "bake", {"dish": "cake"}),
+    ]
+    session = replay(events)
+    assert session.awaiting_approval == (requests[0].id, requests[1].id) and session.turn_open
+    turn.approve("c2")
+    turn.deny("c3", reason="no cake today")
+    outcome = turn.run(model)
+    assert outcome.status == "completed" and counts["bake"] == 1
+    assert history.messages[5] == ChatMessage.tool("c3", DENIED_RESULT + " Reason: no cake today", is_error=True)
+    (denied,) = [e for e in events if isinstance(e, ToolMessageComplete) and e.status == "error"]
+    assert denied.id == requests[1].id and denied.error == DENIED_RESULT + " Reason: no cake today"
+    replay(events)
+
+
+def test_cancel_while_waiting_for_approval_sends_a_cancelled_completion():
+    registry, counts = counting_registry()
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy(default="ask"), on_event=events.append)
+    turn.run(two_calls_then_answer([("c1", "bake", {"dish": "bread"})]))
+    turn.cancel("the user left")
+    assert turn.outcome.status == "cancelled" and turn.outcome.code == "cancelled"
+    assert events[-1] == Completion.failed("the user left", code="cancelled", cancelled=True, turn_id=turn.id)
+    assert events[-2].status == "error" and events[-2].error == "the user left"
+    history.validate()
+    session = replay(events)
+    assert not session.turn_open and session.completion.cancelled
+    with pytest.raises(AgentStateError, match="state 'done'"):
+        turn.cancel()
+
+
+def test_cancel_from_another_thread_stops_a_stream_at_the_next_event():
+    import threading
+
+    reached, gate, closed = threading.Event(), threading.Event(), threading.Event()
+
+    def model(body):
+        def stream():
+            try:
+                events = anthropic_stream("one two three", ())
+                yield from events[:4]  # message_start, block start, ping, "one "
+                reached.set()
+                assert gate.wait(60), "the test never opened the gate"
+                yield from events[4:]
+            finally:
+                closed.set()
+
+        return stream()
+
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(anthropic, history, "Hi", params=dict(PARAMS[anthropic], stream=True), on_event=events.append)
+    driver = threading.Thread(target=turn.run, args=(model,))
+    driver.start()
+    assert reached.wait(60)
+    turn.cancel("stopped by the user")  # the driving thread is inside receive(): noted, not run here
+    assert turn.state == "model" and turn.outcome is None
+    gate.set()
+    driver.join(60)
+    assert not driver.is_alive()
+    assert turn.outcome.status == "cancelled" and closed.is_set()
+    assert [type(e) for e in events] == [TurnStart, MessageStart, MessageChunk, MessageChunk, MessageEnd, Completion]
+    assert events[-1].cancelled and events[-1].code == "cancelled" and events[-1].turn_id == turn.id
+    assert [m.role.name for m in history] == ["SYSTEM", "USER"]  # the unfinished answer is not kept
+    history.validate()
+    replay(events, "Hi")
+
+
+def test_cancel_from_another_thread_waits_for_the_running_tool_call():
+    import threading
+
+    started, gate = threading.Event(), threading.Event()
+    registry = ToolRegistry()
+
+    @registry.register
+    def simmer(dish: str) -> str:
+        """Simmer a dish."""
+        started.set()
+        assert gate.wait(60), "the test never opened the gate"
+        return f"{dish} simmered"
+
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy(default="auto"), on_event=events.append)
+    model = two_calls_then_answer([("c1", "simmer", {"dish": "soup"})])
+    driver = threading.Thread(target=turn.run, args=(model,))
+    driver.start()
+    assert started.wait(60)
+    turn.cancel()
+    gate.set()
+    driver.join(60)
+    assert not driver.is_alive() and turn.outcome.status == "cancelled" and turn.steps == 1
+    # the call that was running finished and is in the history; no further model call was made
+    assert history.messages[-1] == ChatMessage.tool("c1", "soup simmered")
+    history.validate()
+    assert isinstance(events[-1], Completion) and events[-1].cancelled
+    replay(events)
