@@ -896,3 +896,29 @@ def test_cancel_from_another_thread_waits_for_the_running_tool_call():
     history.validate()
     assert isinstance(events[-1], Completion) and events[-1].cancelled
     replay(events)
+
+
+def test_cancel_while_the_model_is_called_answers_the_user_message():
+    import threading
+
+    called, gate = threading.Event(), threading.Event()
+
+    def model(body):  # a blocking, non-streamed call: no step of the turn runs meanwhile
+        called.set()
+        assert gate.wait(60), "the test never opened the gate"
+        return answer(openai, "Too late.")
+
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(openai, history, "Hi", params=PARAMS[openai], on_event=events.append)
+    driver = threading.Thread(target=turn.run, args=(model,))
+    driver.start()
+    assert called.wait(60)
+    turn.cancel("stopped")  # takes effect at once, in this thread
+    assert turn.state == "done" and turn.outcome.status == "cancelled"
+    gate.set()
+    driver.join(60)
+    assert not driver.is_alive()
+    assert [m.role.name for m in history] == ["SYSTEM", "USER", "ASSISTANT"] and history.messages[-1].text == "[stopped]"
+    assert [type(e) for e in events] == [TurnStart, Completion]  # the late answer was dropped, not shown
+    replay(events, "Hi")
