@@ -342,6 +342,7 @@ class AgentTurn:
     def _receive(self, answer: Any) -> None:
         self.steps += 1
         message_id: list[str] = []  # the open chat message, once text arrived
+        said: list[str] = []  # the text so far (kept if the turn is cancelled half way)
         thinking: list[Any] = []  # [reasoning id, part index] of the open reasoning
 
         def end_reasoning() -> None:
@@ -354,6 +355,7 @@ class AgentTurn:
             if not message_id:
                 message_id.append(self._new_id())
                 self._emit(MessageStart(id=message_id[0]))
+            said.append(piece)
             self._emit(MessageChunk(id=message_id[0], chunk=piece))
 
         def reasoning(piece: str, index: int) -> None:
@@ -388,10 +390,12 @@ class AgentTurn:
                             if delta.text:
                                 reasoning(delta.text, delta.index)
                     if self._cancel_reason is not None:  # asked from another thread: stop reading
-                        close()
-                        _close_stream(answer)
-                        self._cancel_now(self._cancel_reason)
-                        return
+                        break
+                if self._cancel_reason is not None:  # (also when the caller ended the stream for the cancel)
+                    close()
+                    _close_stream(answer)
+                    self._cancel_now(self._cancel_reason, "".join(said))
+                    return
                 response = parser.finish()
         except ValidationError as exc:
             close()
@@ -598,9 +602,11 @@ class AgentTurn:
 
         Safe from any thread. While the driving thread is inside a step, the cancel is noted and
         takes effect when the step reaches a safe point: the next event of a streamed answer (the
-        stream is then closed, and the unfinished message is not added to the history), or the
-        end of the running tool calls (bounded by ``tool_timeout``; a running call is not
-        interrupted). Otherwise it takes effect at once, in the calling thread. The
+        stream is then closed), or the end of the running tool calls (bounded by
+        ``tool_timeout``; a running call is not interrupted). Otherwise it takes effect at once,
+        in the calling thread. The history stays valid and ready for the next turn: calls
+        without a result are answered as denied, and a user message the model had not answered
+        yet gets an assistant message with the text streamed so far (or ``[<reason>]``). The
         ``completion`` is ``success: false`` with ``code: "cancelled"`` and ``cancelled: true``;
         ``outcome.status`` is ``cancelled``. A turn already done raises ``AgentStateError``.
         """
@@ -619,7 +625,8 @@ class AgentTurn:
         finally:
             self._lock.release()
 
-    def _cancel_now(self, reason: str) -> None:
+    def _cancel_now(self, reason: str, said: str = "") -> None:
+        """Deny what waits, answer every call, and end; a user message left unanswered gets an answer."""
         if self._request is not None:
             for item in self.pending:
                 self._request = self._request.deny(item.id)
@@ -634,6 +641,9 @@ class AgentTurn:
                 messages.append(self._tool_message(item))
             self._append(messages)
             self._request = None
+        last = self.history.last_message
+        if last is not None and last.role.name == "USER":  # so the next turn can follow the user's message
+            self._append([ChatMessage.assistant(said if said.strip() else f"[{reason}]")])
         self._finish("cancelled", error=reason, code="cancelled")
 
     # --- the whole loop -------------------------------------------------------------------

@@ -863,8 +863,10 @@ def test_cancel_from_another_thread_stops_a_stream_at_the_next_event():
     assert turn.outcome.status == "cancelled" and closed.is_set()
     assert [type(e) for e in events] == [TurnStart, MessageStart, MessageChunk, MessageChunk, MessageEnd, Completion]
     assert events[-1].cancelled and events[-1].code == "cancelled" and events[-1].turn_id == turn.id
-    assert [m.role.name for m in history] == ["SYSTEM", "USER"]  # the unfinished answer is not kept
+    # the text the user saw answers the user's message, so the next turn can follow
+    assert [m.role.name for m in history] == ["SYSTEM", "USER", "ASSISTANT"] and history.messages[-1].text == "one two "
     history.validate()
+    history.add(ChatMessage.user("Go on"))
     replay(events, "Hi")
 
 

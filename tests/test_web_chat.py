@@ -134,9 +134,9 @@ def names(events: list[tuple[str, Any]]) -> list[str]:
     return out
 
 
-SCENARIO = ["chat:send", "message:start", "message:chunk", "tool:message:start", "tool:message:update",
-            "progress", "tool:message:update", "tool:message:complete", "message:start", "message:chunk",
-            "completion"]
+SCENARIO = ["chat:send", "turn:start", "message:start", "message:chunk", "message:end", "tool:message:start",
+            "tool:message:update", "progress", "tool:message:update", "tool:message:complete", "message:start",
+            "message:chunk", "message:end", "completion"]
 
 
 def reduce(events: list[tuple[str, Any]]) -> SessionReducer:
@@ -171,11 +171,20 @@ def test_recipes_scenario_two_clients_and_reconnect(server: Server, clients: lis
     assert history[2]["status"] == "completed" and history[2]["content"] == "Pancakes\nTomato soup\nOmelette"
     assert history[3]["content"] == ANSWER
 
-    # A reconnect (a new connection of the same user) gets the stored history with chat:init.
+    # A reconnect (a new connection of the same user) gets the stored history with chat:init; the
+    # server's user entries carry an id (the client's mirror above has none: it was given no new_id).
     later = connect(server, clients)
     again = later.call("chat:init", {"sessionId": session_id})
-    assert [{k: v for k, v in e.items() if k != "timestamp" or e.get("kind") == "tool"} for e in again["messages"]] \
-        == [{k: v for k, v in e.items() if k != "timestamp" or e.get("kind") == "tool"} for e in history]
+    assert again["messages"][0]["id"].startswith("user_")
+    def comparable(entry: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in entry.items()
+                if (k != "timestamp" or entry.get("kind") == "tool") and (k != "id" or entry.get("kind"))}
+
+    assert [comparable(e) for e in again["messages"]] == [comparable(e) for e in history]
+    assert again["messages"][2]["toolCallId"] and again["messages"][2]["arguments"] == {}
+    turn_id = alice.events[1][1]["turnId"]
+    assert alice.events[1][1] == {"turnId": turn_id, "sessionId": session_id}
+    assert alice.events[-1][1]["turnId"] == turn_id
 
 
 def read_sse(response: http.client.HTTPResponse) -> list[tuple[str, Any]]:
@@ -357,7 +366,8 @@ def test_a_turn_that_cannot_run_ends_with_a_failed_completion(tmp_path: Path) ->
         out = server.stop()
     assert ack == {"sessionId": "broken", "status": "error"} and again["status"] == "error"
     assert [name for name, _ in client.events[:2]] == ["chat:send", "completion"]
-    assert client.events[1][1] == {"success": False, "error": "the turn could not run; see the server log"}
+    assert client.events[1][1] == {"success": False, "error": "the turn could not run; see the server log",
+                                   "code": "internal"}
     assert fresh["status"] == "completed"
     assert "the turn could not run (ConversationOrderError)" in out
 
@@ -420,3 +430,254 @@ def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
     assert (path, auth, first["model"], first["stream"]) == ("/v1/chat/completions", "Bearer sk-test", "qwen3", True)
     assert first["tools"][0]["function"]["name"] == "list_recipes"
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_9", "content": "Pancakes\nTomato soup\nOmelette"}
+
+
+# -- issue 15: approvals, cancel and reasoning over Socket.IO ------------------------------------
+
+
+def wait_for(client: Client, name: str, count: int = 1) -> list[Any]:
+    """Wait (bounded) until ``client`` received ``count`` events called ``name``; return their payloads."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        got = [payload for event, payload in client.events if event == name]
+        if len(got) >= count:
+            return got
+        assert time.monotonic() < deadline, f"no {name} within {TIMEOUT} s: {names(client.events)}"
+        time.sleep(0.02)
+
+
+def test_approval_round_trip_and_refusals(tmp_path: Path) -> None:
+    server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
+    try:
+        alice = Client(server, "alice-token-1")
+        mallory = Client(server, "mallory-token")
+        session_id = alice.call("chat:init", {})["sessionId"]
+        ack = alice.call("chat:send", {"message": QUESTION, "conversation_id": session_id})
+        assert ack == {"sessionId": session_id, "status": "approval"}
+        asked = SCENARIO[:6] + ["progress", "tool:approval:request"]  # (progress: "Running 0 tool call(s)")
+        assert names(alice.events) == asked
+        turn_id = alice.events[1][1]["turnId"]
+        start = dict(alice.events)["tool:message:start"]
+        request = dict(alice.events)["tool:approval:request"]
+        assert request == {"id": start["id"], "turnId": turn_id, "toolName": "list_recipes", "arguments": {}}
+        assert start["status"] == "pending" and start["arguments"] == {} and start["toolCallId"].startswith("toolu_")
+
+        # refusals: someone else's session, a bad payload, a call that does not wait, a busy session
+        refused = [
+            mallory.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": True}),
+            alice.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": "yes"}),
+            alice.call("tool:approval:response", {"sessionId": session_id, "id": "not-a-call", "approved": True}),
+            alice.call("tool:approval:response", {"sessionId": "nosuchsession", "id": start["id"], "approved": True}),
+            alice.call("chat:send", {"message": "And now?", "conversation_id": session_id}),
+        ]
+        assert [(r["code"], r["path"]) for r in refused] == [
+            ("forbidden", "sessionId"), ("type", "approved"), ("unknown", "id"), ("protocol", "sessionId"),
+            ("busy", "conversation_id")]
+        assert "tool:approval:response or chat:cancel" in refused[-1]["error"]
+
+        ack = alice.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": True})
+        assert ack == {"sessionId": session_id, "status": "completed"}
+        assert names(alice.events) == asked + SCENARIO[6:]
+        assert alice.events[-1][1]["success"] is True and alice.events[-1][1]["turnId"] == turn_id
+        assert alice.events[-1][1]["result"]["text"] == ANSWER
+        again = alice.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": True})
+        assert again["code"] == "protocol"  # the turn is over: nothing waits
+        reduce(alice.events)  # the whole stream keeps the protocol's order
+
+        # a denial, with a reason: the model is told, the tool message says so
+        before = len(alice.events)
+        assert alice.call("chat:send", {"message": QUESTION, "conversation_id": session_id})["status"] == "approval"
+        (request,) = wait_for(alice, "tool:approval:request", 2)[1:]
+        ack = alice.call("tool:approval:response",
+                         {"sessionId": session_id, "id": request["id"], "approved": False, "reason": "not now"})
+        assert ack == {"sessionId": session_id, "status": "completed"}
+        second = alice.events[before:]
+        (complete,) = [p for n, p in second if n == "tool:message:complete"]
+        assert complete["status"] == "error" and complete["error"] == "The user denied this tool call. Reason: not now"
+        init = alice.call("chat:init", {"sessionId": session_id})
+        tools = [e for e in init["messages"] if e.get("kind") == "tool"]
+        assert [t["status"] for t in tools] == ["completed", "error"] and tools[1]["error"] == complete["error"]
+        assert mallory.errors == [refused[0]]
+        alice.close()
+        mallory.close()
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out
+
+
+class ThinkingOpenAI(http.server.BaseHTTPRequestHandler):
+    """A vLLM stand-in streaming Chat Completions chunks with ``reasoning_content``; ``gate`` holds the stream half way."""
+
+    gate: threading.Event | None = None
+    finished = threading.Event()
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""},
+                                        {"reasoning_content": "The user asks about "},
+                                        {"reasoning_content": "their recipes."},
+                                        {"content": "Looking "}]
+        rest = [{"content": "at nothing."}]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+
+        def send(delta: dict[str, Any], finish: str | None = None) -> None:
+            chunk = {"object": "chat.completion.chunk", "model": body["model"],
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.flush()
+
+        try:
+            for delta in deltas:
+                send(delta)
+            if ThinkingOpenAI.gate is not None:
+                ThinkingOpenAI.gate.wait(TIMEOUT)
+            for delta in rest:
+                send(delta)
+            send({}, "stop")
+            self.wfile.write(b"data: [DONE]\n\n")
+        except OSError:  # the server stopped reading (a cancelled turn)
+            pass
+        finally:
+            ThinkingOpenAI.finished.set()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def openai_server(tmp_path: Path) -> tuple[http.server.ThreadingHTTPServer, threading.Thread, Server]:
+    fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ThinkingOpenAI)
+    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{fake.server_address[1]}/v1"
+    try:
+        server = Server(tmp_path / "chat.db", "--model", "openai", "--model-name", "qwen3",
+                        env={"OPENAI_BASE_URL": base, "OPENAI_API_KEY": "sk-test"})
+    except BaseException:
+        fake.shutdown()
+        fake.server_close()
+        raise
+    return fake, thread, server
+
+
+def test_reasoning_events_from_a_streamed_reasoning_model(tmp_path: Path) -> None:
+    ThinkingOpenAI.gate = None
+    fake, thread, server = openai_server(tmp_path)
+    try:
+        client = Client(server, "frank-token-6")
+        ack = client.call("chat:send", {"message": QUESTION})
+        client.close()
+    finally:
+        out = server.stop()
+        fake.shutdown()
+        fake.server_close()
+        thread.join(TIMEOUT)
+    assert ack["status"] == "completed", ack
+    assert names(client.events) == ["chat:send", "turn:start", "reasoning:start", "reasoning:chunk", "reasoning:chunk",
+                                    "reasoning:end", "message:start", "message:chunk", "message:end", "completion"]
+    chunks = [p["chunk"] for n, p in client.events if n == "reasoning:chunk"]
+    assert chunks == ["The user asks about ", "their recipes."]
+    reasoning_id = dict(client.events)["reasoning:start"]["id"]
+    assert reasoning_id != dict(client.events)["message:start"]["id"]
+    assert [e["kind"] for e in reduce(client.events).history()[1:]] == ["chat"]
+    assert "Traceback" not in out, out
+
+
+def test_chat_cancel_ends_a_running_turn_at_once(tmp_path: Path) -> None:
+    ThinkingOpenAI.gate = threading.Event()
+    ThinkingOpenAI.finished.clear()
+    fake, thread, server = openai_server(tmp_path)
+    try:
+        client = Client(server, "grace-token-7")
+        session_id = client.call("chat:init", {})["sessionId"]
+        assert client.call("chat:cancel", {"sessionId": session_id})["code"] == "protocol"  # nothing runs yet
+        acks: list[Any] = []
+        client.sio.emit("chat:send", {"message": QUESTION, "conversation_id": session_id}, callback=acks.append)
+        wait_for(client, "message:chunk")  # the model's stream is held open by the gate from here on
+        turn_id = dict(client.events)["turn:start"]["turnId"]
+        assert client.call("chat:cancel", {"sessionId": session_id, "turnId": "another-turn"})["code"] == "protocol"
+        stranger = Client(server, "mallory-token")
+        assert stranger.call("chat:cancel", {"sessionId": session_id})["code"] == "forbidden"
+        stranger.close()
+        ack = client.call("chat:cancel", {"sessionId": session_id, "turnId": turn_id})
+        assert ack == {"sessionId": session_id, "turnId": turn_id, "status": "cancelled"}
+        assert client.completed.wait(TIMEOUT)  # while the model's stream is still held open
+        assert not ThinkingOpenAI.gate.is_set()
+        completion = client.events[-1][1]
+        assert completion == {"success": False, "error": "the turn was cancelled", "code": "cancelled",
+                              "cancelled": True, "turnId": turn_id}
+        deadline = time.monotonic() + TIMEOUT
+        while not acks and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert acks == [{"sessionId": session_id, "status": "cancelled"}]
+        ThinkingOpenAI.gate.set()
+        assert ThinkingOpenAI.finished.wait(TIMEOUT)
+        session = reduce(client.events)
+        assert not session.turn_open and session.completion.cancelled
+        # the history is valid and the session free: the next turn runs to its end
+        ThinkingOpenAI.gate = None
+        before = len(client.events)
+        assert client.call("chat:send", {"message": "Again?", "conversation_id": session_id})["status"] == "completed"
+        assert names(client.events[before:])[-1] == "completion"
+        init = client.call("chat:init", {"sessionId": session_id})
+        assert [(e["role"], e.get("kind"), e["content"]) for e in init["messages"]] == [
+            ("user", None, QUESTION), ("assistant", "chat", "Looking "),
+            ("user", None, "Again?"), ("assistant", "chat", "Looking at nothing.")]
+        client.close()
+    finally:
+        ThinkingOpenAI.gate = None
+        out = server.stop()
+        fake.shutdown()
+        fake.server_close()
+        thread.join(TIMEOUT)
+    assert "Traceback" not in out, out
+
+
+def test_chat_cancel_of_a_turn_waiting_for_approval(tmp_path: Path) -> None:
+    server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
+    try:
+        client = Client(server, "heidi-token-8")
+        ack = client.call("chat:send", {"message": QUESTION})
+        session_id = ack["sessionId"]
+        assert ack["status"] == "approval"
+        ack = client.call("chat:cancel", {"sessionId": session_id})
+        turn_id = dict(client.events)["turn:start"]["turnId"]
+        assert ack == {"sessionId": session_id, "turnId": turn_id, "status": "cancelled"}
+        assert names(client.events)[-2:] == ["tool:message:complete", "completion"]
+        assert client.events[-1][1]["cancelled"] is True
+        reduce(client.events)
+        # the session is free again (the scripted model answers the merged tool result and question)
+        assert client.call("chat:send", {"message": "Hello?", "conversation_id": session_id})["status"] == "completed"
+        client.close()
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out
+
+
+def test_history_after_a_restart_keeps_ids_arguments_and_errors(tmp_path: Path) -> None:
+    store = tmp_path / "chat.db"
+    first = Server(store, "--ask", "list_recipes")
+    try:
+        client = Client(first, "ivan-token-9")
+        session_id = client.call("chat:send", {"message": QUESTION})["sessionId"]
+        tool_id = dict(client.events)["tool:approval:request"]["id"]
+        client.call("tool:approval:response", {"sessionId": session_id, "id": tool_id, "approved": False})
+        client.close()
+    finally:
+        first.stop()
+    second = Server(store)
+    try:
+        client = Client(second, "ivan-token-9")
+        reply = client.call("chat:init", {"sessionId": session_id})
+        client.close()
+    finally:
+        second.stop()
+    from agentmsg.events import decode, encode
+
+    assert [e.get("id", "")[:7] for e in reply["messages"] if e["role"] == "user"] == ["stored_"]
+    (tool,) = [e for e in reply["messages"] if e.get("kind") == "tool"]
+    assert (tool["status"], tool["arguments"], tool["error"]) == ("error", {}, "The user denied this tool call.")
+    assert tool["toolCallId"] == tool["id"]
+    payload = {k: v for k, v in reply.items() if k != "sessionId"}
+    assert encode(decode("chat:init", payload, sender="server"))[1] == payload  # the snapshot round-trips

@@ -8,12 +8,20 @@ Endpoints:
 - ``GET /``: the chat page (static HTML, no build step); ``GET /socket.io.min.js``: the
   socket.io browser client from the npm package ``socket.io-client`` (node_modules, never a CDN).
 - Socket.IO on ``/socket.io/``: ``chat:init`` ({"sessionId"?}; the ack is the ``chat:init`` reply:
-  history and artifacts; creates the session if new; joins room ``session_<id>``) and ``chat:send``
+  history and artifacts; creates the session if new; joins room ``session_<id>``), ``chat:send``
   (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``
-  and every event of the turn to the room; the ack is ``{"sessionId", "status"}``).
+  and every event of the turn to the room; the ack is ``{"sessionId", "status"}``),
+  ``chat:cancel`` ({"sessionId", "turnId"?}: ends the session's running turn, wherever it is: the
+  model's stream is left at once, a running tool call is waited for (bounded by its timeout); the
+  ``completion`` says ``cancelled``; the ack is ``{"sessionId", "turnId", "status": "cancelled"}``)
+  and ``tool:approval:response`` ({"sessionId", "id", "approved", "reason"?}: decides a call the
+  turn stopped for, announced by ``tool:approval:request``; once none is pending the turn resumes
+  and streams to the room; the ack is ``{"sessionId", "status"}``, ``pending`` while other calls
+  still wait). A turn waiting for approval keeps its session busy until it is decided or cancelled.
 - ``POST /api/chat``: a ``ChatRequest`` JSON body, answered with Server-Sent Events (``event:``
-  the event name, ``data:`` its payload JSON), ending with ``completion``; the session id is in
-  the ``X-Session-Id`` response header.
+  the event name, ``data:`` its payload JSON), ending with ``completion`` (or, for a turn that
+  stops for approval, with ``tool:approval:request``: the rest goes to the session's room); the
+  session id is in the ``X-Session-Id`` response header.
 - ``POST /api/agui``: an AG-UI ``RunAgentInput`` (``threadId`` is the session id), answered with AG-UI
   events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
   body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
@@ -37,6 +45,9 @@ events, and a ``chat:send`` is refused with ``unavailable`` until Redis is back.
 The model is a scripted stand-in speaking Anthropic's streamed Messages API (the recipes
 scenario), or ``--model anthropic|openai|ollama`` over plain HTTP (``ANTHROPIC_API_KEY``;
 ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for vLLM and other compatible servers; ``OLLAMA_HOST``).
+Every tool runs without asking, except those named with ``--ask TOOL`` (repeatable). A turn
+lives in the process that runs it: its ``chat:cancel`` and ``tool:approval:response`` must reach
+that process (with ``--redis``, one whose client is in the session's room on it).
 """
 
 from __future__ import annotations
@@ -49,13 +60,15 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import re
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -72,9 +85,10 @@ except ImportError:
 
 from agentmsg import ChatMessage, ConversationHistory  # noqa: E402
 from agentmsg.content import ImagePart, TextPart  # noqa: E402
-from agentmsg.agent import AgentTurn  # noqa: E402
+from agentmsg.agent import AgentStateError, AgentTurn  # noqa: E402
 from agentmsg.errors import ProcessingError, ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
+    ChatCancel,
     ChatEntry,
     ChatInit,
     ChatInitRequest,
@@ -82,6 +96,7 @@ from agentmsg.events import (  # noqa: E402
     Completion,
     ImageAttachment,
     SessionReducer,
+    ToolApprovalResponse,
     ToolEntry,
     UserEntry,
     decode,
@@ -220,42 +235,158 @@ def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[s
 # -- sessions --------------------------------------------------------------------------------------
 
 def _entries_from_store(messages: tuple[ChatMessage, ...], stamp: str) -> ChatInit:
-    """Rebuild a session's ``chat:init`` history from its stored chat messages (after a restart)."""
+    """Rebuild a session's ``chat:init`` history from its stored chat messages (after a restart).
+
+    Ids are stable per stored position (``stored_<n>``; a tool entry keeps its call's id), and tool
+    entries get their call's arguments and, for a failed call, the error text.
+    """
     entries: list[Any] = []
-    names: dict[str, str] = {}
+    calls: dict[str, Any] = {}
     for i, message in enumerate(messages):
         role = message.role.name
         if role == "USER":
-            entries.append(UserEntry(content=message.text, timestamp=stamp))
+            entries.append(UserEntry(id=f"stored_{i}", content=message.text, timestamp=stamp))
         elif role == "ASSISTANT":
-            names.update({call.id: call.name for call in message.tool_calls})
+            calls.update({call.id: call for call in message.tool_calls})
             if message.text:
                 entries.append(ChatEntry(id=f"stored_{i}", content=message.text, timestamp=stamp))
         elif role == "TOOL" and message.tool_call_id is not None:
-            name = names.get(message.tool_call_id, "tool")
-            entries.append(ToolEntry(id=message.tool_call_id, status="completed", tool_name=name, title=name,
-                                     content=message.text, progress_text="", timestamp=stamp, completed_at=stamp))
+            call = calls.get(message.tool_call_id)
+            name = call.name if call is not None else "tool"
+            failed = bool(message.is_error)
+            entries.append(ToolEntry(id=message.tool_call_id, status="error" if failed else "completed", tool_name=name,
+                                     title=name, content=message.text, progress_text="", timestamp=stamp,
+                                     completed_at=stamp, tool_call_id=message.tool_call_id,
+                                     arguments=call.arguments if call is not None else None,
+                                     error=(message.text.strip() or "the tool failed")[:500] if failed else None))
     return ChatInit(messages=tuple(entries))
 
 
-class Session:
-    """One conversation: its chat history for the model, its reducer for the clients."""
+class _Stop:
+    """The end of a stream the session stopped reading (a cancel)."""
 
-    def __init__(self, session_id: str, stored: tuple[ChatMessage, ...]) -> None:
+
+class StreamReader:
+    """Read a session's model streams through a pump thread, so a cancel never waits on the network.
+
+    The agent turn reads ``wrap(stream)``; ``stop()`` ends what it reads at once (the turn, told to
+    cancel first, then ends cancelled); the pump thread finishes on its own when the stream yields
+    next or fails (bounded by the HTTP timeout), and closes it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queues: set[queue.Queue[tuple[str, Any]]] = set()
+        self.stopped = False
+
+    def wrap(self, stream: Any) -> Any:
+        if isinstance(stream, Mapping):
+            return stream
+        inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        with self._lock:
+            if self.stopped:
+                _close(stream)
+                return iter(())
+            self._queues.add(inbox)
+        stop = self
+
+        def pump() -> None:
+            try:
+                for item in stream:
+                    inbox.put(("item", item))
+                    if stop.stopped:
+                        break
+            except Exception as exc:  # handed to the reader, which raises it to the turn
+                inbox.put(("error", exc))
+            else:
+                inbox.put(("end", None))
+            finally:
+                _close(stream)
+
+        threading.Thread(target=pump, name="model-stream", daemon=True).start()
+
+        def read() -> Iterator[Any]:
+            try:
+                while True:
+                    kind, value = inbox.get()
+                    if kind == "item":
+                        yield value
+                    elif kind == "error":
+                        raise value
+                    else:  # the end, or a stop
+                        return
+            finally:
+                with self._lock:
+                    self._queues.discard(inbox)
+
+        return read()
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            for inbox in self._queues:
+                inbox.put(("stop", _Stop))
+
+
+def _close(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # the stream's transport is going away anyway
+            pass
+
+
+class Session:
+    """One conversation: its chat history for the model, its reducer for the clients.
+
+    ``turn`` is the agent turn running or waiting for approval (None between turns); ``busy``
+    holds from the claim until that turn is done. ``outbox`` is where the turn's events go while a
+    task drives it (``ChatServer.drive``); an event that comes when none does (a cancel racing the
+    end of a step) goes to ``spill`` (the room).
+    """
+
+    def __init__(self, session_id: str, stored: tuple[ChatMessage, ...], loop: asyncio.AbstractEventLoop,
+                 spill: Callable[[tuple[str, dict[str, Any]]], Any]) -> None:
         self.id = session_id
         self.busy = False
+        self.loop = loop
+        self.spill = spill
+        self.turn: AgentTurn | None = None
+        self.reader = StreamReader()
+        self.outbox: asyncio.Queue[tuple[str, dict[str, Any]] | None] | None = None
         self.reload(stored)
 
     def reload(self, stored: tuple[ChatMessage, ...]) -> None:
         """Start again from the stored messages (another process ran a turn since)."""
         self.history = ConversationHistory([ChatMessage.system(SYSTEM_PROMPT), *stored])
         init = _entries_from_store(stored, "1970-01-01T00:00:00Z") if stored else None
-        self.reducer = SessionReducer(init)
+        self.reducer = SessionReducer(init, new_id=self.reducer_id)
 
     @property
     def stored(self) -> int:
         """How many stored messages the history holds (all but the system prompt)."""
         return len(self.history) - 1
+
+    @staticmethod
+    def reducer_id() -> str:
+        """Return a new id for a user entry of the history."""
+        return f"user_{uuid.uuid4().hex[:12]}"
+
+    def on_event(self, event: Any) -> None:
+        """Take an event of the turn (from any thread): into the history, then to whoever drives the turn."""
+        try:
+            self.reducer.apply(event)
+        except ValidationError as exc:
+            log.error("the session refused an event of the turn: %s", exc.code)
+        self.loop.call_soon_threadsafe(self._deliver, encode(event))
+
+    def _deliver(self, pair: tuple[str, dict[str, Any]]) -> None:
+        """Hand one event (on the event loop) to the task that drives the turn, or to the room."""
+        if self.outbox is not None:
+            self.outbox.put_nowait(pair)
+        else:
+            self.spill(pair)
 
 
 # -- who owns which session, which session runs a turn ----------------------------------------------
@@ -457,10 +588,12 @@ class ChatServer:
     """The process's state: one store, one MCP client, the sessions; the Socket.IO and HTTP handlers."""
 
     def __init__(self, store: MessageStore, recipes: McpClient, provider: Any,
-                 model: Callable[[dict[str, Any]], Any], params: dict[str, Any], redis: str | None = None) -> None:
+                 model: Callable[[dict[str, Any]], Any], params: dict[str, Any], redis: str | None = None,
+                 ask: tuple[str, ...] = ()) -> None:
         self.store = store
         self.recipes = recipes
         self.provider, self.model, self.params = provider, model, params
+        self.policy = ApprovalPolicy({name: "ask" for name in ask}, default="auto")
         self.sessions: dict[str, Session] = {}
         self.manager = RedisManager(redis) if redis else None
         self.directory = RedisDirectory(redis) if redis else LocalDirectory()
@@ -470,6 +603,8 @@ class ChatServer:
         self.sio.on("connect", self.on_connect)
         self.sio.on("chat:init", self.on_init)
         self.sio.on("chat:send", self.on_send)
+        self.sio.on("chat:cancel", self.on_cancel)
+        self.sio.on("tool:approval:response", self.on_approval)
         self.sio.on("*", self.on_other)
         self.app = socketio.ASGIApp(self.sio, other_asgi_app=self.http, on_startup=self.startup,
                                     on_shutdown=self.shutdown)
@@ -503,10 +638,28 @@ class ChatServer:
         if owner != user:
             raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
         if session is None:
-            session = self.sessions.setdefault(session_id, Session(session_id, stored or ()))
+            room = session_room(session_id)
+
+            def spill(pair: tuple[str, dict[str, Any]]) -> None:
+                asyncio.ensure_future(self.sio.emit(pair[0], pair[1], room=room))
+
+            session = self.sessions.setdefault(
+                session_id, Session(session_id, stored or (), asyncio.get_running_loop(), spill))
         elif not session.busy:
             self.refresh(session)
         return session
+
+    async def running(self, session_id: str, user: str) -> tuple[Session, AgentTurn]:
+        """Return the caller's session and its turn that is not done yet (running or waiting for approval)."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            owner = await self.directory.owner(session_id)
+            if owner is not None and owner != user:
+                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+        turn = session.turn if session is not None else None
+        if session is None or turn is None or turn.state == "done":
+            raise ClientError("protocol", "sessionId", "sessionId: no turn is running in this session (on this server)", 409)
+        return session, turn
 
     def refresh(self, session: Session) -> None:
         """Reload a session that another process has added to since (its turn ran there)."""
@@ -551,7 +704,9 @@ class ChatServer:
     async def claim(self, session: Session) -> None:
         """Mark the session's turn as running, here (no await between the check and the mark) and for every process."""
         if session.busy:
-            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running", 409)
+            waiting = session.turn is not None and session.turn.state == "approval"
+            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + (
+                " (it waits for tool:approval:response or chat:cancel)" if waiting else ""), 409)
         session.busy = True
         try:
             if not await self.directory.lock(session.id):
@@ -583,55 +738,73 @@ class ChatServer:
             await asyncio.sleep(0 if spins < 8 else 0.001)  # the writers run meanwhile
 
     async def release(self, session: Session) -> None:
-        session.busy = False
-        await self.directory.unlock(session.id)
+        """Free the session once its turn is done (a turn waiting for approval keeps it, and its lock)."""
+        if session.turn is None or session.turn.state == "done":
+            session.turn = None
+            session.busy = False
+            await self.directory.unlock(session.id)
 
-    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
-        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
+    def model_for(self, session: Session) -> Callable[[dict[str, Any]], Any]:
+        return lambda body: session.reader.wrap(self.model(body))
+
+    async def drive(self, session: Session, sink: Callable[[str, Any], Any], work: Callable[[], str]) -> str:
+        """Run ``work`` (a step of the session's turn) in a worker thread, passing every event, in order, to ``sink``."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        events: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        session.outbox = events  # before any await: a cancel sees that a task drives the turn
 
-        def on_event(event: Any) -> None:  # the worker thread, or an MCP progress thread
+        def job() -> str:
             try:
-                session.reducer.apply(event)
-            except ValidationError as exc:
-                log.error("the session refused an event of the turn: %s", exc.code)
-            loop.call_soon_threadsafe(queue.put_nowait, encode(event))
-
-        def work() -> str:
-            try:
-                turn = AgentTurn(self.provider, session.history, request, mcp=[self.recipes],
-                                 policy=ApprovalPolicy(default="auto"), params=self.params,
-                                 on_event=on_event, store=self.store, conversation_id=session.id)
-                outcome = turn.run(self.model)
-                if outcome.status == "approval":
-                    turn.cancel("this backend runs no approvals")
-                    outcome = turn.outcome or outcome
-                return outcome.status
+                return work()
             finally:
-                loop.call_soon_threadsafe(queue.put_nowait, None)
+                loop.call_soon_threadsafe(events.put_nowait, None)
 
-        session.reducer.apply(request)
-        done = loop.run_in_executor(None, work)
-        ended = False
-        while not ended:
-            waiting = [await queue.get()]
-            while not queue.empty():  # what the agent loop emitted while the last events went out
-                waiting.append(queue.get_nowait())
-            if waiting[-1] is None:
-                ended = True
-                waiting.pop()
-            for name, payload in coalesce(waiting):  # type: ignore[arg-type]  # no None left
-                await sink(name, payload)
+        done = loop.run_in_executor(None, job)
         try:
+            ended = False
+            while not ended:
+                waiting = [await events.get()]
+                while not events.empty():  # what the agent loop emitted while the last events went out
+                    waiting.append(events.get_nowait())
+                if None in waiting:  # the step's end; anything after it is drained below
+                    ended = True
+                    for late in waiting[waiting.index(None) + 1:]:
+                        events.put_nowait(late)
+                    waiting = waiting[:waiting.index(None)]
+                for name, payload in coalesce(waiting):  # type: ignore[arg-type]  # no None left
+                    await sink(name, payload)
             return await done
         except Exception as exc:  # a bug, not the client's: close the turn so the session lives on
             log.exception("the turn could not run (%s)", type(exc).__name__)
-            closing = Completion.failed("the turn could not run; see the server log")
+            turn_id = session.reducer.turn_id if session.reducer.turn_open else None
+            closing = Completion.failed("the turn could not run; see the server log", code="internal", turn_id=turn_id)
             if session.reducer.turn_open:
-                session.reducer.apply(closing)
+                try:
+                    session.reducer.apply(closing)
+                except ValidationError:  # a message or reasoning the failure left open: start the reducer afresh
+                    session.reducer = SessionReducer(session.reducer.to_init(), new_id=session.reducer_id)
                 await sink(*encode(closing))
+            session.turn = None
             return "error"
+        finally:
+            session.outbox = None  # from here on, late events go to the room directly
+            while not events.empty():  # events that came after the step's end (a racing cancel)
+                item = events.get_nowait()
+                if item is not None:
+                    await sink(*item)
+
+    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
+        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
+        session.reader = StreamReader()
+
+        def work() -> str:
+            turn = session.turn = AgentTurn(self.provider, session.history, request, mcp=[self.recipes],
+                                            policy=self.policy, params=self.params, on_event=session.on_event,
+                                            store=self.store, conversation_id=session.id)
+            return turn.run(self.model_for(session)).status
+
+        session.reducer.apply(request)
+        return await self.drive(session, sink, work)
 
     # -- Socket.IO
 
@@ -684,8 +857,72 @@ class ChatServer:
             return await self._refuse(sid, error)
         return {"sessionId": session.id, "status": status}
 
+    def _decode(self, name: str, payload: Any) -> Any:
+        try:
+            return decode(name, payload)
+        except ValidationError as exc:
+            raise ClientError.invalid(exc) from None
+
+    def _broadcast(self, session: Session) -> Callable[[str, Any], Any]:
+        room = session_room(session.id)
+
+        async def broadcast(name: str, event_payload: Any) -> None:
+            await self.to_room(room, name, event_payload)
+
+        return broadcast
+
+    async def on_cancel(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
+        try:
+            user = await self._user(sid)
+            request: ChatCancel = self._decode("chat:cancel", payload)
+            session, turn = await self.running(request.session_id, user)
+            if request.turn_id is not None and request.turn_id != turn.id:
+                raise ClientError("protocol", "turnId", "turnId: not the running turn of this session", 409)
+        except ClientError as error:
+            return await self._refuse(sid, error)
+        reason = "the turn was cancelled"
+        if session.outbox is None:  # waiting for approval: no task drives the turn, this one does
+            def work() -> str:
+                _cancel(turn, reason)
+                return "cancelled"
+
+            await self.drive(session, self._broadcast(session), work)
+            await self.release(session)
+        else:  # a task drives it: note the cancel, then wake a stream read so the turn sees it now
+            await asyncio.get_running_loop().run_in_executor(None, _cancel, turn, reason)
+            session.reader.stop()
+        return {"sessionId": session.id, "turnId": turn.id, "status": "cancelled"}
+
+    async def on_approval(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
+        try:
+            user = await self._user(sid)
+            response: ToolApprovalResponse = self._decode("tool:approval:response", payload)
+            session, turn = await self.running(response.session_id, user)
+            calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
+            call_id = calls.get(response.id)
+            if turn.state != "approval" or call_id not in {item.id for item in turn.pending}:
+                raise ClientError("unknown", "id", "id: no tool call of this session waits for approval under this id", 409)
+            try:
+                session.reducer.apply(response)
+            except ValidationError as exc:
+                raise ClientError.invalid(exc) from None
+            if response.approved:
+                turn.approve(call_id)
+            else:
+                turn.deny(call_id, response.reason)
+        except ClientError as error:
+            return await self._refuse(sid, error)
+        if turn.state == "approval":  # other calls still wait
+            return {"sessionId": session.id, "status": "pending"}
+        try:
+            status = await self.drive(session, self._broadcast(session), lambda: turn.run(self.model_for(session)).status)
+        finally:
+            await self.release(session)
+        return {"sessionId": session.id, "status": status}
+
     async def on_other(self, event: str, sid: str, *payload: Any) -> None:
-        await self._refuse(sid, ClientError("unknown", "event", "event: clients send only chat:init and chat:send"))
+        await self._refuse(sid, ClientError(
+            "unknown", "event", "event: clients send only chat:init, chat:send, chat:cancel and tool:approval:response"))
 
     # -- HTTP: the page, the client script, POST /api/chat
 
@@ -962,6 +1199,13 @@ def check_redis(url: str) -> None:
         client.close()
 
 
+def _cancel(turn: AgentTurn, reason: str) -> None:
+    try:
+        turn.cancel(reason)
+    except AgentStateError:  # it ended meanwhile: nothing to cancel
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="server.py", description="The agentmsg reference chat backend.")
     parser.add_argument("--host", default="127.0.0.1")
@@ -972,6 +1216,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="redis://host:port/db shared by several server processes (room broadcasts, owners, locks)")
     parser.add_argument("--model", choices=("scripted", "anthropic", "openai", "ollama"), default="scripted")
     parser.add_argument("--model-name", help="the provider's model name (a default per provider)")
+    parser.add_argument("--ask", action="append", default=[], metavar="TOOL",
+                        help="ask the user before running TOOL (tool:approval:request); repeatable")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.model == "scripted":
@@ -982,7 +1228,7 @@ def main(argv: list[str] | None = None) -> int:
         check_redis(args.redis)
     recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
     with open_store(args.store) as store, McpClient(recipes_cmd, name="recipes", timeout=60) as recipes:
-        chat = ChatServer(store, recipes, provider, model, params, redis=args.redis)
+        chat = ChatServer(store, recipes, provider, model, params, redis=args.redis, ask=tuple(args.ask))
         where = f", redis: {redis_address(args.redis)}" if args.redis else ""
         print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
               flush=True)
