@@ -12,8 +12,8 @@ def test_agent_loop_reaches_a_final_answer_on_every_provider(tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     events = (
-        "  events: message:start message:chunk tool:message:start tool:message:update progress "
-        "tool:message:update tool:message:complete message:start message:chunk completion"
+        "  events: turn:start message:start message:chunk message:end tool:message:start tool:message:update "
+        "progress tool:message:update tool:message:complete message:start message:chunk message:end completion"
     )
     answer = "You have 3 recipes: Pancakes, Tomato soup and Omelette."
     expected = ["MCP server 'recipes' offers: list_recipes"]
