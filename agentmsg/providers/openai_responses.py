@@ -277,10 +277,11 @@ class _Turn:
             content = texts[0]
         elif texts:
             content = tuple(TextPart(text) for text in texts)
-        message = assistant(content, tuple(self.calls))
-        if self.reasoning:
-            message = ChatMessage(ASSISTANT, message.content, message.tool_calls, reasoning=tuple(self.reasoning))
-        return message
+        if not self.reasoning:
+            return assistant(content, tuple(self.calls))
+        if not self.calls:  # as _common.assistant: no text at all is '', empty text beside calls is None
+            return ChatMessage.assistant("" if content is None else content, reasoning=tuple(self.reasoning))
+        return ChatMessage.assistant(None if content == "" else content, tuple(self.calls), tuple(self.reasoning))
 
 
 def _next_id(items: Any, i: int) -> str | None:
@@ -297,13 +298,17 @@ def _next_id(items: Any, i: int) -> str | None:
 def _reasoning_from(item: dict[str, Any], anchor: str | None) -> list[ReasoningPart]:
     item_id = get_str(item, "id")
     signature = get_optional_str(item, "encrypted_content") or None
-    texts = []
-    for j, part in enumerate(get_list(item, "summary")):
-        try:
-            part = expect_object(part)
-            texts.append(get_str(part, "text"))
-        except ValidationError as exc:
-            raise exc.prefixed(j).prefixed("summary") from None
+    summary = item.get("summary")
+    if type(summary) is list and all(type(part) is dict and type(part.get("text")) is str for part in summary):
+        texts = [part["text"] for part in summary]  # the usual shape, read at once
+    else:
+        texts = []
+        for j, part in enumerate(get_list(item, "summary")):
+            try:
+                part = expect_object(part)
+                texts.append(get_str(part, "text"))
+            except ValidationError as exc:
+                raise exc.prefixed(j).prefixed("summary") from None
     if not texts:
         texts = [""]
     try:
@@ -419,6 +424,13 @@ def from_messages(items: Any, instructions: Any = None) -> tuple[ChatMessage, ..
                     turn = _Turn()
                     start = i
                 turn.calls.append(make_call(item.get("call_id"), item.get("name"), item.get("arguments"), _CALL_FIELDS))
+                turn.open = True
+                continue
+            if kind is None and item.get("role") == "assistant" and type(item.get("content")) is str:
+                if turn is None:
+                    turn = _Turn()
+                    start = i
+                turn.texts.append(item["content"])
                 turn.open = True
                 continue
             if kind == "function_call_output" or (kind is None and item.get("role") == "user"):
