@@ -45,3 +45,16 @@ def postgres_url():  # type: ignore[no-untyped-def]
     postgres_bindir()  # fails naming the Debian package when PostgreSQL is not installed
     with running_postgres() as url:
         yield url
+
+
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt during the test, even where the runner was started with SIGINT
+    ignored (a background job of a non-interactive shell inherits SIG_IGN, and Python keeps it)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

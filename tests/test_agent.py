@@ -661,7 +661,7 @@ def test_the_example_names_the_install_command_without_the_mcp_sdk(tmp_path):
     ]
 
 
-def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running_it_again():
+def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running_it_again(ctrl_c):
     import signal
 
     counts = {"first": 0, "second": 0}

@@ -396,7 +396,7 @@ def test_argument_types_that_raise_fail_only_their_call(kind, name):
     assert good.results[0].output == "used" and seen == [Hostile("fine")]
 
 
-def test_ctrl_c_keeps_the_results_finished_before_it():
+def test_ctrl_c_keeps_the_results_finished_before_it(ctrl_c):
     """Security item 6: Ctrl-C in the middle of a run still hands back what already ran."""
     import signal
     import threading
