@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import e2e, require_program
 from test_ui import AGUI_EVENT, check_agui_sequence
-from test_web_chat import ANSWER, PNG, QUESTION, TIMEOUT, Server
+from test_web_chat import ANSWER, PNG, QUESTION, TIMEOUT, Client, Server, ThinkingOpenAI, openai_server
 
 JS = Path(__file__).resolve().parent / "js"
 NPM_TIMEOUT = 600  # seconds: a bound for npm ci, never a performance claim
@@ -138,10 +140,11 @@ def test_aisdk_regenerate_is_refused_with_an_error_chunk(node: str, server: Serv
 # -- bad input never kills the server -------------------------------------------------------------------
 
 
-def post_sse(server: Server, path: str, body: bytes) -> tuple[int, dict[str, str], list[Any]]:
+def post_sse(server: Server, path: str, body: bytes, token: str | None = None) -> tuple[int, dict[str, str], list[Any]]:
     connection = server.http()
+    headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
     try:
-        connection.request("POST", path, body=body, headers={"content-type": "application/json"})
+        connection.request("POST", path, body=body, headers=headers)
         response = connection.getresponse()
         raw = response.read().decode()
         headers = {k.lower(): v for k, v in response.getheaders()}
@@ -234,3 +237,137 @@ def test_history_converters_pass_the_clients(node: str) -> None:
     broken = json.loads(json.dumps(ui_messages))
     del broken[1]["parts"][1]["toolCallId"]
     assert check(broken)["aisdk"] != "ok"  # and the check can fail
+
+
+# -- approvals, cancelled turns, reasoning (the issue-15 events) ------------------------------------------
+
+
+def test_approvals_as_ag_ui_interrupts_and_ai_sdk_approval_requests(node: str, tmp_path: Path) -> None:
+    server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
+    try:
+        agui_plan = {"url": server.url + "/api/agui", "token": "approver-token-1", "threadId": "agui-approval",
+                     "steps": [{"message": QUESTION}, {"approve": True}]}
+        paused, resumed = run_js(node, "agui_client.mjs", agui_plan)["runs"]
+        aisdk_plan = {"url": server.url + "/api/aisdk", "token": "approver-token-1", "chatId": "aisdk-approval",
+                      "steps": [{"text": QUESTION}, {"approve": False, "reason": "not now"}]}
+        asked, denied = run_js(node, "aisdk_client.mjs", aisdk_plan)["turns"]
+        # a second answer to the same approval finds nothing waiting: an error event, the server lives on
+        status, _, again = post_sse(server, "/api/agui", json.dumps(
+            {"threadId": "agui-approval", "runId": "r9", "messages": [],
+             "resume": [{"interruptId": "t0", "status": "resolved", "payload": {"approved": True}}]}).encode(),
+            "approver-token-1")
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out
+    # AG-UI: the run ends with an interrupt per call; the next run (resume) carries on from it
+    check_agui_sequence(paused["events"] + resumed["events"])  # one client, two runs: the call began in the first
+    finished = paused["events"][-1]
+    assert finished["type"] == "RUN_FINISHED" and finished["outcome"]["type"] == "interrupt"
+    (interrupt,) = paused["interrupts"]
+    (call,) = paused["messages"][1]["toolCalls"]
+    assert interrupt["toolCallId"] == call["id"] == interrupt["id"] and call["function"]["arguments"] == "{}"
+    assert resumed["error"] is None and resumed["result"]["text"] == ANSWER and resumed["interrupts"] == []
+    assert resumed["events"][0]["runId"] != finished["runId"]
+    results = [m for m in resumed["messages"] if m["role"] == "tool"]
+    assert [m["toolCallId"] for m in results] == [call["id"]] and texts(resumed["messages"], "assistant")[-1] == ANSWER
+    # AI SDK: tool-approval-request, then the answer continues the same assistant message
+    for turn in (asked, denied):
+        assert turn["invalid"] == [] and turn["errors"] == []
+    assert asked["chunks"][-1] == {"type": "finish", "finishReason": "tool-calls"}
+    tool = next(p for p in asked["message"]["parts"] if p["type"] == "dynamic-tool")
+    assert tool["state"] == "approval-requested" and tool["approval"]["id"] == tool["toolCallId"]
+    assert denied["message"]["id"] == asked["message"]["id"]
+    tool = next(p for p in denied["message"]["parts"] if p["type"] == "dynamic-tool")
+    assert tool["state"] == "output-denied"
+    assert denied["chunks"][-1] == {"type": "finish", "finishReason": "stop"}
+    assert status == 200 and again[0]["type"] == "RUN_ERROR" and again[0]["code"] == "protocol"
+
+
+def cancel_when_running(client: Client, session_id: str) -> dict[str, Any]:
+    """Send chat:cancel until a turn of the session is running to be cancelled (bounded)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        ack: dict[str, Any] = client.call("chat:cancel", {"sessionId": session_id})
+        if ack.get("status") == "cancelled":
+            return ack
+        assert ack.get("code") == "protocol" and time.monotonic() < deadline, ack
+        time.sleep(0.05)
+
+
+def test_cancelled_turns_and_reasoning(node: str, tmp_path: Path) -> None:
+    ThinkingOpenAI.finished.clear()
+    fake, thread, server = openai_server(tmp_path)
+    try:
+        ThinkingOpenAI.gate = None  # a whole turn first: reasoning, then the answer
+        (whole,) = run_js(node, "agui_client.mjs", {"url": server.url + "/api/agui", "token": "canceller-token-1",
+                                                    "threadId": "agui-cancel", "steps": [{"message": QUESTION}]})["runs"]
+        (streamed,) = run_js(node, "aisdk_client.mjs", {"url": server.url + "/api/aisdk", "token": "canceller-token-1",
+                                                        "chatId": "aisdk-cancel", "steps": [{"text": QUESTION}]})["turns"]
+        client = Client(server, "canceller-token-1")
+        runs: dict[str, Any] = {}
+        for script, plan, key in (
+            ("agui_client.mjs", {"url": server.url + "/api/agui", "threadId": "agui-cancel",
+                                 "steps": [{"message": "And now?"}]}, "agui-cancel"),
+            ("aisdk_client.mjs", {"url": server.url + "/api/aisdk", "chatId": "aisdk-cancel",
+                                  "steps": [{"text": "And now?"}]}, "aisdk-cancel"),
+        ):
+            ThinkingOpenAI.gate = threading.Event()  # the model's stream stops half way until the cancel
+            process = subprocess.Popen([node, str(JS / script)], cwd=JS, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            done: list[tuple[str, str]] = []
+            talk = threading.Thread(target=lambda: done.append(process.communicate(
+                json.dumps({**plan, "token": "canceller-token-1"}), timeout=TIMEOUT * 2)))
+            talk.start()
+            cancel_when_running(client, key)
+            talk.join(TIMEOUT * 2)
+            ThinkingOpenAI.gate.set()
+            ((stdout, stderr),) = done
+            assert process.returncode == 0, stderr[-3000:]
+            runs[key] = json.loads(stdout)
+        # the client's own stop(): the request is aborted, the server cancels the turn it ran
+        client.call("chat:init", {"sessionId": "aisdk-cancel"})  # joins the room
+        ThinkingOpenAI.gate = threading.Event()
+        before = len(client.events)
+        (stopped,) = run_js(node, "aisdk_client.mjs", {"url": server.url + "/api/aisdk", "token": "canceller-token-1",
+                                                       "chatId": "aisdk-cancel",
+                                                       "steps": [{"text": "Stop!", "abortAfter": 4}]})["turns"]
+        completion = wait_for_after(client, "completion", before)
+        ThinkingOpenAI.gate.set()
+        client.close()
+    finally:
+        out = server.stop()
+        if ThinkingOpenAI.gate is not None:
+            ThinkingOpenAI.gate.set()
+        fake.shutdown()
+        fake.server_close()
+        thread.join(TIMEOUT)
+    assert "Traceback" not in out, out
+    # reasoning: AG-UI reasoning events and an AI SDK reasoning part, before the answer
+    check_agui_sequence(whole["events"])
+    kinds = [e["type"] for e in whole["events"]]
+    assert kinds.index("REASONING_START") < kinds.index("REASONING_END") < kinds.index("TEXT_MESSAGE_START")
+    reasoning = "".join(e["delta"] for e in whole["events"] if e["type"] == "REASONING_MESSAGE_CONTENT")
+    assert reasoning == "The user asks about their recipes."
+    part = streamed["message"]["parts"][1]
+    assert streamed["invalid"] == [] and (part["type"], part["text"], part["state"]) == (
+        "reasoning", "The user asks about their recipes.", "done")
+    # chat:cancel from another client: AG-UI RUN_FINISHED cancelled, AI SDK abort
+    (cancelled,) = runs["agui-cancel"]["runs"]
+    check_agui_sequence(cancelled["events"])
+    assert cancelled["events"][-1]["type"] == "RUN_FINISHED" and cancelled["events"][-1]["outcome"] == {"type": "cancelled"}
+    (aborted,) = runs["aisdk-cancel"]["turns"]
+    assert aborted["invalid"] == [] and aborted["chunks"][-1] == {"type": "abort", "reason": "the turn was cancelled"}
+    # the hang-up cancelled the turn on the server
+    assert stopped["errors"] == ["This operation was aborted"]
+    assert 4 <= len(stopped["chunks"]) < len(streamed["chunks"]) and stopped["chunks"][-1]["type"] != "finish"
+    assert completion["cancelled"] is True and completion["error"] == "the client went away"
+
+
+def wait_for_after(client: Client, name: str, start: int) -> Any:
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        for event, payload in client.events[start:]:
+            if event == name:
+                return payload
+        assert time.monotonic() < deadline, f"no {name} within {TIMEOUT} s"
+        time.sleep(0.02)

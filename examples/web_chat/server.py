@@ -107,7 +107,7 @@ from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
 from agentmsg.io.mcp import McpClient  # noqa: E402
 from agentmsg.io.store import MessageStore  # noqa: E402
 from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
-from agentmsg.ui import agui, aisdk  # noqa: E402
+from agentmsg.ui import Decision, agui, aisdk  # noqa: E402
 
 log = logging.getLogger("web_chat")
 R = TypeVar("R")
@@ -595,6 +595,7 @@ class ChatServer:
         self.provider, self.model, self.params = provider, model, params
         self.policy = ApprovalPolicy({name: "ask" for name in ask}, default="auto")
         self.sessions: dict[str, Session] = {}
+        self.ui_paused: dict[str, Any] = {}  # session id -> the AG-UI/AI SDK translator of its turn waiting for approval
         self.manager = RedisManager(redis) if redis else None
         self.directory = RedisDirectory(redis) if redis else LocalDirectory()
         self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[],
@@ -1004,9 +1005,12 @@ class ChatServer:
     async def api_ui(self, protocol: str, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Answer ``POST /api/agui`` (a ``RunAgentInput``) or ``POST /api/aisdk`` (``useChat``'s body) with SSE.
 
-        Bad input is answered with the protocol's own error event (AG-UI ``RUN_ERROR``, AI SDK
-        ``error``) naming the path, rule and code; only a body that cannot be read at all (its
-        type, its size) gets a 4xx JSON body like ``POST /api/chat``.
+        A new user message starts a turn; the answers to a paused turn's approvals (AG-UI
+        ``resume``, AI SDK approval responses) continue it, as a new run (AG-UI) or the same
+        assistant message (AI SDK). A client that hangs up cancels the turn it started (useChat's
+        ``stop()``, ``HttpAgent.abortRun()``). Bad input is answered with the protocol's own error
+        event (AG-UI ``RUN_ERROR``, AI SDK ``error``) naming the path, rule and code; only a body that
+        cannot be read at all (its type, its size) gets a 4xx JSON body like ``POST /api/chat``.
         """
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
@@ -1014,6 +1018,8 @@ class ChatServer:
         except ClientError as error:
             await _json(send, error.status, error.payload())
             return
+        translator: agui.AguiRun | aisdk.AiSdkStream
+        request: ChatRequest | None = None
         try:
             try:
                 payload = json.loads(body)
@@ -1021,40 +1027,86 @@ class ChatServer:
                 raise ValidationError("must be a JSON object", "body", "json") from None
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
-                session_id, message = run_input.thread_id, run_input.message
+                session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
             else:
                 chat_input = aisdk.parse_request(payload, max_image_bytes=MAX_IMAGE)
-                session_id, message = chat_input.chat_id, chat_input.message
-            if message is None:
-                raise ValidationError("this backend runs no approvals over this endpoint yet", "resume", "unsupported")
-            request = _chat_request(message, session_id)
-            session = await self.session(session_id, _http_user(headers))
-            await self.claim(session)
+                session_id, message, decisions = chat_input.chat_id, chat_input.message, chat_input.decisions
+            user = _http_user(headers)
+            if message is not None:
+                request = _chat_request(message, session_id)
+                session = await self.session(session_id, user)
+                await self.claim(session)
+                self.ui_paused.pop(session.id, None)
+                if protocol == "agui":
+                    translator = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id)
+                else:
+                    translator = aisdk.AiSdkStream(message_id=f"msg_{uuid.uuid4().hex}")
+                opening: list[dict[str, Any]] = []
+            else:
+                session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions)
+                opening = translator.resume(run_input.run_id) if isinstance(translator, agui.AguiRun) else translator.resume()
         except (ValidationError, ClientError) as exc:
-            error = exc if isinstance(exc, ValidationError) else ValidationError(exc.error.split(": ", 1)[-1], exc.path, exc.code)
-            events = agui.error_events(error) if protocol == "agui" else aisdk.error_chunks(error)
+            refusal = exc if isinstance(exc, ValidationError) else ValidationError(exc.error.split(": ", 1)[-1], exc.path, exc.code)
+            events = agui.error_events(refusal) if protocol == "agui" else aisdk.error_chunks(refusal)
             await _sse_once(send, protocol, events)
             return
         try:
-            if protocol == "agui":
-                run = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id)
-                await self.ui_stream(session, request, send, agui.CONTENT_TYPE, {}, run.translate_wire, run.close, b"")
+            if request is not None:
+                start = request
+
+                async def run(sink: Callable[[str, Any], Any]) -> str:
+                    return await self.turn(session, start, sink)
             else:
-                stream = aisdk.AiSdkStream(message_id=f"msg_{uuid.uuid4().hex}")
-                await self.ui_stream(session, request, send, aisdk.HEADERS["content-type"], aisdk.HEADERS,
-                                     stream.translate_wire, stream.close, aisdk.DONE)
+                async def run(sink: Callable[[str, Any], Any]) -> str:
+                    return await self.drive(session, sink, lambda: turn.run(self.model_for(session)).status)
+
+            await self.ui_stream(session, request, protocol, translator, opening, run, send, receive)
         finally:
             await self.release(session)
 
-    async def ui_stream(self, session: Session, request: ChatRequest, send: Any, content_type: str,
-                        extra: dict[str, str], translate: Callable[[str, Any], list[dict[str, Any]]],
-                        close: Callable[[], list[dict[str, Any]]], done: bytes) -> None:
-        """Run a claimed turn, streaming each event translated to a front-end protocol (and to the room)."""
-        head = {**extra, "content-type": content_type, "cache-control": "no-cache", "x-session-id": session.id}
+    async def ui_decide(self, protocol: str, session_id: str, user: str,
+                        decisions: tuple[Decision, ...]) -> tuple[Session, AgentTurn, Any]:
+        """Apply the answers to a turn paused for approval over ``protocol``; return it and its translator."""
+        where = "resume" if protocol == "agui" else "messages"
+        session, turn = await self.running(session_id, user)
+        translator = self.ui_paused.get(session.id)
+        kind = agui.AguiRun if protocol == "agui" else aisdk.AiSdkStream
+        if turn.state != "approval" or not isinstance(translator, kind):
+            raise ClientError("protocol", where, f"{where}: no run of this protocol waits for approval in this session", 409)
+        calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
+        pending = {item.id for item in turn.pending}
+        chosen: dict[str, Decision] = {}
+        for decision in decisions:
+            call_id = calls.get(decision.id)
+            if call_id not in pending:
+                raise ClientError("unknown", where, f"{where}: no tool call of this session waits for approval under this id", 409)
+            chosen[call_id] = decision
+        if set(chosen) != pending:
+            raise ClientError("value", where, f"{where}: every tool call that waits for approval needs an answer")
+        for call_id, decision in chosen.items():  # no await from the check to here: nobody decides in between
+            try:
+                session.reducer.apply(ToolApprovalResponse(session_id=session.id, id=decision.id,
+                                                           approved=decision.approved, reason=decision.reason))
+            except ValidationError as exc:
+                raise ClientError.invalid(exc) from None
+            if decision.approved:
+                turn.approve(call_id)
+            else:
+                turn.deny(call_id, decision.reason)
+        del self.ui_paused[session.id]
+        return session, turn, translator
+
+    async def ui_stream(self, session: Session, request: ChatRequest | None, protocol: str, translator: Any,
+                        opening: list[dict[str, Any]], run: Callable[[Callable[[str, Any], Any]], Any],
+                        send: Any, receive: Any) -> None:
+        """Run (or continue) a claimed turn, streaming each event translated to a front-end protocol (and to the room)."""
+        head = dict(aisdk.HEADERS) if protocol == "aisdk" else {"content-type": agui.CONTENT_TYPE, "cache-control": "no-cache"}
+        head["x-session-id"] = session.id
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(k.encode(), v.encode()) for k, v in head.items()]})
         room = session_room(session.id)
-        await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
+        if request is not None:
+            await self.sio.emit("chat:send", {**request.to_dict(), "conversation_id": session.id}, room=room)
         gone = False
 
         async def write(body: bytes, more: bool = True) -> None:
@@ -1068,16 +1120,32 @@ class ChatServer:
         async def sink(name: str, event_payload: Any) -> None:
             await self.to_room(room, name, event_payload)  # web clients in the room see it too
             try:
-                events = translate(name, event_payload)
+                events = translator.translate_wire(name, event_payload)
             except ValidationError as exc:  # an event the protocol cannot carry now: logged, never fatal
-                log.error("the %s translator refused %s: %s", content_type, name, exc.code)
+                log.error("the %s translator refused %s: %s", protocol, name, exc.code)
                 return
             if events:
                 await write(b"".join(aisdk.sse(event) for event in events))
 
-        await self.turn(session, request, sink)
-        await write(b"".join(aisdk.sse(event) for event in close()) + done, False)
+        async def hang_up() -> None:  # the client went away (stop(), abortRun()): cancel its turn
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            turn = session.turn
+            if turn is not None and turn.state != "done":
+                await asyncio.get_running_loop().run_in_executor(None, _cancel, turn, "the client went away")
+                session.reader.stop()
 
+        if opening:
+            await write(b"".join(aisdk.sse(event) for event in opening))
+        watch = asyncio.ensure_future(hang_up())
+        try:
+            status = await run(sink)
+        finally:
+            watch.cancel()
+        if status == "approval":
+            self.ui_paused[session.id] = translator
+        await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
+                    False)
 
 
 def _http_user(headers: dict[str, str]) -> str:
@@ -1092,8 +1160,8 @@ def _http_user(headers: dict[str, str]) -> str:
 def _chat_request(message: ChatMessage, session_id: str) -> ChatRequest:
     """Return the ``chat:send`` of a front-end's user message (this backend's shape: text and one image)."""
     content = message.content
-    if isinstance(content, str):
-        return ChatRequest(message=content, conversation_id=session_id)
+    if isinstance(content, str) or content is None:
+        return ChatRequest(message=content or "", conversation_id=session_id)
     texts = [part.text for part in content if isinstance(part, TextPart)]
     images = [part for part in content if isinstance(part, ImagePart)]
     if len(images) > 1:
