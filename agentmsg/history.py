@@ -56,7 +56,7 @@ class ConversationHistory:
     copies (each copy gets its own lock).
     """
 
-    __slots__ = ("_messages", "_snapshot", "_state", "_pending", "_lock", "_require_system")
+    __slots__ = ("_messages", "_snapshot", "_order", "_lock", "_require_system")
 
     def __init__(self, messages: Iterable[ChatMessage] = (), *, require_system: bool = True) -> None:
         if type(require_system) is not bool:
@@ -64,8 +64,7 @@ class ConversationHistory:
         self._lock = threading.RLock()
         self._messages: list[ChatMessage] = []
         self._snapshot: tuple[ChatMessage, ...] | None = ()
-        self._state = _START
-        self._pending: set[str] = set()
+        self._order = OrderCheck(require_system)
         self._require_system = require_system
         for message in messages:
             self.add(message)
@@ -80,17 +79,7 @@ class ConversationHistory:
         if type(message) is not ChatMessage:
             raise TypeError(f"expected a ChatMessage, got {type_name(message)}")
         with self._lock:
-            state = self._state
-            if state == _START and self._require_system and message.role is not SYSTEM:
-                raise ConversationOrderError(
-                    "the first message must be a system message "
-                    "(ConversationHistory(require_system=False) allows a conversation without one)",
-                    len(self._messages),
-                    "system_first",
-                )
-            self._state, pending = _next_state(state, self._pending, message, len(self._messages))
-            if pending is not None:
-                self._pending = pending
+            self._order.add(message)
             self._messages.append(message)
             self._snapshot = None
 
@@ -118,7 +107,7 @@ class ConversationHistory:
     def pending_tool_call_ids(self) -> frozenset[str]:
         """Ids of tool calls not answered yet."""
         with self._lock:
-            return frozenset(self._pending)
+            return frozenset(self._order.pending)
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -151,8 +140,7 @@ class ConversationHistory:
         with self._lock:
             self._messages.clear()
             self._snapshot = ()
-            self._state = _START
-            self._pending = set()
+            self._order = OrderCheck(self._require_system)
 
     def validate(self) -> None:
         """Check the conversation is complete: no tool call is left without its result.
@@ -169,13 +157,7 @@ class ConversationHistory:
         messages[3]: tool calls left unanswered: 1 call
         """
         with self._lock:
-            if self._pending:
-                count = len(self._pending)
-                raise ConversationOrderError(
-                    f"tool calls left unanswered: {count} call{'s' if count > 1 else ''}",
-                    len(self._messages),
-                    "incomplete",
-                )
+            self._order.validate()
 
     def to_list(self) -> list[dict[str, Any]]:
         """Return the messages in their canonical JSON shape."""
@@ -194,6 +176,60 @@ class ConversationHistory:
         add, decode = history.add, ChatMessage.from_dict
         map_items(lambda item: add(decode(item)), items)
         return history
+
+
+class OrderCheck:
+    """The order rules of a conversation, checked one message at a time, keeping no message.
+
+    The one implementation of the rules: ``ConversationHistory`` keeps one, and so does the
+    validate CLI, which checks a long conversation as it streams past without keeping it.
+
+    >>> order = OrderCheck()
+    >>> order.add(ChatMessage.system("Be brief."))
+    >>> order.add(ChatMessage.user("Hi"))
+    >>> try:
+    ...     order.add(ChatMessage.user("Anyone?"))
+    ... except ConversationOrderError as exc:
+    ...     print(exc.code, exc)
+    alternate messages[2]: user and assistant messages must alternate: expected an assistant message
+
+    It keeps only the state the rules need: the count of messages, the last role's state and
+    the tool call ids still waiting for their tool message. A message that breaks the order is
+    not counted, so checking can go on after an error as ``ConversationHistory.add`` does.
+    """
+
+    __slots__ = ("count", "pending", "_state", "_require_system")
+
+    def __init__(self, require_system: bool = True) -> None:
+        self.count = 0  # the messages accepted so far
+        self.pending: set[str] = set()  # the tool call ids waiting for their tool message
+        self._state = _START
+        self._require_system = require_system
+
+    def add(self, message: ChatMessage) -> None:
+        """Take the next message, or raise ``ConversationOrderError`` naming the broken rule."""
+        state = self._state
+        if state == _START and self._require_system and message.role is not SYSTEM:
+            raise ConversationOrderError(
+                "the first message must be a system message "
+                "(ConversationHistory(require_system=False) allows a conversation without one)",
+                self.count,
+                "system_first",
+            )
+        self._state, pending = _next_state(state, self.pending, message, self.count)
+        if pending is not None:
+            self.pending = pending
+        self.count += 1
+
+    def validate(self) -> None:
+        """Raise ``ConversationOrderError`` if a tool call is left without its result."""
+        if self.pending:
+            count = len(self.pending)
+            raise ConversationOrderError(
+                f"tool calls left unanswered: {count} call{'s' if count > 1 else ''}",
+                self.count,
+                "incomplete",
+            )
 
 
 def _rebuild(cls: type[ConversationHistory], messages: tuple[ChatMessage, ...], require_system: bool) -> ConversationHistory:

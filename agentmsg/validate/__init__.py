@@ -41,11 +41,12 @@ from .. import __version__
 from .. import records as _records
 from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
+from ._elements import ArrayReader, GiveUp
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, resemblance, specificity
+from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, leading_kind, resemblance, specificity
 from ..formats import json_schema
 from ..errors import ConversationOrderError, ValidationError
-from ..history import ConversationHistory
+from ..history import OrderCheck
 from ..messages import ChatMessage
 
 __all__ = ["main"]
@@ -58,6 +59,8 @@ _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
 _PIECE = 16 << 20  # --jobs: the most bytes of JSON Lines one worker takes at a time
 _MIN_PIECE = 1 << 20  # --jobs: a smaller file is checked in one process (starting one costs more)
+_STREAM_MIN = 1 << 20  # a smaller JSON document is read whole (private: the tests lower it)
+_STREAM_CHUNK = _CHUNK  # the streamed document's read size (private: the tests lower it)
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
 _NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
@@ -745,6 +748,8 @@ def _looks_like_lines(raw: bytes) -> bool:
 def _check_stream(run: _Run, name: str, stream: IO[bytes], path: str | None = None) -> None:
     """Check one input: JSON Lines or a single JSON document (``path``: the file, for ``--jobs``)."""
     limit = run.max_bytes
+    if path is not None and _streamed(run, name, stream):
+        return
     readline = stream.readline
     raw = readline(limit + 1)
     if raw[:3] == _BOM:
@@ -774,6 +779,53 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes], path: str | None = No
         return
     del data
     _check(run, name, text, lineno)
+
+
+def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
+    """Check a big file holding one valid conversation array a message at a time; tell if done.
+
+    The memory-bounded fast path for one big document: the array's elements are parsed one at a
+    time (``ArrayReader``) and checked as they come, each message then dropped, the order kept
+    by an ``OrderCheck``. It can only say "valid": at anything else (not an array, not a
+    conversation, invalid JSON or UTF-8, an invalid message or order, a warning, over
+    ``--max-bytes``) the file is rewound and checked by the whole-document path, so every
+    report is the one that path writes. Only a regular file (it can be read again), of at least
+    ``_STREAM_MIN`` bytes, checked as a conversation (detected or ``--kind conversation``).
+    """
+    if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or run.kind not in (None, "conversation"):
+        return False
+    size = _regular_size(stream)
+    if size is None or not _STREAM_MIN <= size <= run.max_bytes:
+        return False
+    start = stream.tell()
+    reader = ArrayReader(stream.read, _scan, chunk=_STREAM_CHUNK, limit=run.max_bytes)
+    decode = ChatMessage.from_dict
+    order = OrderCheck()
+    add = order.add
+    try:
+        elements = reader.elements()
+        first = next(elements)
+        kind = leading_kind(first) if run.kinds is None else run.kinds[0]
+        if kind is not KINDS["conversation"]:
+            raise GiveUp("not a conversation")
+        add(decode(first))
+        del first
+        for element in elements:
+            add(decode(element))
+        order.validate()
+        if run.warnings:
+            raise GiveUp("warned")
+        # The whole-document path takes the first line for JSON Lines when it stands alone: a
+        # line that ends in } or ] before the array does. Then it reports what JSON Lines give.
+        if reader.first_line_tail is not None and reader.first_line_tail in "]}":
+            raise GiveUp("read as JSON Lines")
+    except Exception:  # GiveUp, ValidationError, order errors...: the careful path says what it is
+        run.warnings.clear()
+        stream.seek(start)
+        return False
+    run.documents += 1
+    run.valid += 1
+    return True
 
 
 def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
@@ -823,7 +875,7 @@ def _conversation_file(run: _Run, name: str) -> None:
 
 
 def _check_conversation(run: _Run, name: str, stream: IO[bytes]) -> None:
-    """Check every line as a chat message, then their order, as one ``ConversationHistory``.
+    """Check every line as a chat message, then their order, by ``ConversationHistory``'s rules.
 
     Each problem is reported on its line: a line that is not a valid message is left out of
     the order check (so one bad line does not make every later one wrong), an order error
@@ -831,7 +883,7 @@ def _check_conversation(run: _Run, name: str, stream: IO[bytes]) -> None:
     end is reported on the last line.
     """
     run.documents += 1
-    history = ConversationHistory()
+    history = OrderCheck()  # the rules alone: no message is kept
     bad = False
     last = 0
     for lineno, raw in enumerate(_line_blocks_of(stream, run), 1):

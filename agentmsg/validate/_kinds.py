@@ -30,7 +30,7 @@ from typing import Any
 from .._checks import expect_object, expected, map_items, missing
 from ..errors import ConversationOrderError, ValidationError
 from ..events import decode as decode_event
-from ..history import ConversationHistory
+from ..history import ConversationHistory, OrderCheck
 from ..messages import ChatMessage
 from ..providers import anthropic, gemini, ollama, openai, openai_responses
 from ..records import UnknownRecord
@@ -42,7 +42,7 @@ from ..tools import ToolCall, ToolDefinition
 from . import _mcp, _wire
 
 __all__ = [
-    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "fields", "items", "all_kinds", "specificity", "resemblance",
+    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "leading_kind", "fields", "items", "all_kinds", "specificity", "resemblance",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
@@ -152,11 +152,10 @@ def _each(check: Callable[[Any], Any], what: str) -> Callable[[Any], list[Any]]:
     return check_all
 
 
-_messages = _each(ChatMessage.from_dict, "messages")
 _definitions = _each(ToolDefinition.from_dict, "tool definitions")
 
 
-def check_conversation(doc: Any) -> ConversationHistory:
+def check_conversation(doc: Any) -> None:
     """Check every message, then their order, and that no tool call is left unanswered.
 
     >>> try:
@@ -165,13 +164,33 @@ def check_conversation(doc: Any) -> ConversationHistory:
     ...     print(exc)
     messages[1]: the user must speak first
 
-    The first message must be the system message (the design's rule AC-105).
+    The first message must be the system message (the design's rule AC-105). The order is
+    checked as the messages are, by an ``OrderCheck`` (``ConversationHistory``'s rules), and
+    no message is kept; it counts only when every message is valid, as one
+    ``ConversationHistory`` of them all would.
     """
-    history = ConversationHistory()
-    for message in _messages(doc):
-        history.add(message)
-    history.validate()
-    return history
+    if type(doc) is not list:
+        raise expected("an array of messages", doc, "")
+    order = OrderCheck()
+    broken: ConversationOrderError | None = None
+    errors: list[ValidationError | ConversationOrderError] = []
+    decode = ChatMessage.from_dict
+    for i, item in enumerate(doc):
+        try:
+            message = decode(item)
+        except ValidationError as exc:
+            errors.append(exc.prefixed(i))
+            continue
+        if broken is None and not errors:
+            try:
+                order.add(message)
+            except ConversationOrderError as exc:
+                broken = exc
+    if errors:
+        raise Problems(errors)
+    if broken is not None:
+        raise broken
+    order.validate()
 
 
 def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
@@ -692,6 +711,18 @@ def candidates(doc: Any) -> tuple[Kind, ...]:
         found = tuple(kind for kind in found if kind.confirm is None or kind.confirm(doc))
     return found
 
+
+
+def leading_kind(first: Any) -> Kind | None:
+    """Return the kind ``candidates`` puts first for any array whose first item is ``first``.
+
+    None when there is none, or when it depends on more than the first item (a ``confirm``).
+
+    >>> leading_kind({"role": "user", "content": "Hi"}).name
+    'conversation'
+    """
+    found = _detect(shape_of([first]))
+    return found[0] if found and found[0].confirm is None else None
 
 
 def _detect(shape: Shape | None) -> tuple[Kind, ...]:
