@@ -11,7 +11,7 @@ from .errors import ConversationOrderError, ValidationError
 from .messages import ChatMessage
 from .roles import MessageRole
 
-__all__ = ["ConversationHistory"]
+__all__ = ["ConversationHistory", "OrderCheck"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import select
 import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -82,11 +84,14 @@ def both(path: Path, *options: str, chunk: int = 7) -> tuple[tuple[int, str], in
 
 texts = st.text(max_size=12)
 names = st.sampled_from(["look_up", "run", "get_weather"])
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False) | texts,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
-    max_leaves=8,
-)
+
+
+def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3)
+
+
+scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+json_values = st.recursive(scalars | texts, containers, max_leaves=8)
 
 
 @st.composite
@@ -414,3 +419,33 @@ def test_order_check_is_conversation_history(doc: list[dict[str, Any]], i: int, 
     history = ConversationHistory(require_system=require_system)
     order = OrderCheck(require_system)
     assert outcome(order.add, order.validate) == outcome(history.add, history.validate)
+
+
+def test_progress_on_a_terminal_while_streamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal, the streamed document shows the progress line (bytes of the total), then wipes it."""
+    pytest.importorskip("pty", reason="pseudo-terminals are POSIX")
+    master, slave = os.openpty()
+    err = open(slave, "w", encoding="utf-8", closefd=True)  # noqa: SIM115 - closed below
+    try:
+        monkeypatch.setattr(sys, "stderr", err)
+        monkeypatch.setattr(validate, "_PROGRESS_EVERY", 0.0)
+        path = tmp_path / "doc.json"
+        path.write_bytes(INDENTED)
+        status, report, taken = run_cli([str(path)], stream_min=0, chunk=64)
+        shown = b""
+        while select.select([master], [], [], 0)[0]:
+            chunk = os.read(master, 65536)
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        err.close()
+        os.close(master)
+    assert (status, report, taken) == (0, "1 document, 1 valid, 0 invalid\n", 1)
+    frames = [frame.strip() for frame in shown.decode().split("\r") if frame.strip()]
+    size = len(INDENTED) / 2**20
+    assert frames and all((f.startswith(f"{path}: ") or f.startswith("...")) and f" of {size:.1f} MiB (" in f
+                          for f in frames), frames
+    percents = [int(f.split(" MiB (")[1].split("%")[0]) for f in frames]
+    assert percents == sorted(percents) and percents[-1] == 100
+    assert shown.endswith(b"\r") and shown.rstrip(b"\r").split(b"\r")[-1].strip() == b""  # wiped at the end

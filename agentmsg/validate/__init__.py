@@ -798,7 +798,17 @@ def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
     if size is None or not _STREAM_MIN <= size <= run.max_bytes:
         return False
     start = stream.tell()
-    reader = ArrayReader(stream.read, _scan, chunk=_STREAM_CHUNK, limit=run.max_bytes)
+    progress = run.progress
+    read: Callable[[int], bytes] = stream.read
+    if progress is not None:
+        progress.start(name, size, 0, run.documents)
+
+        def read(n: int) -> bytes:
+            data = stream.read(n)
+            progress.advance(len(data), run.documents, run.findings)
+            return data
+
+    reader = ArrayReader(read, _scan, chunk=_STREAM_CHUNK, limit=run.max_bytes)
     decode = ChatMessage.from_dict
     order = OrderCheck()
     add = order.add
@@ -823,6 +833,9 @@ def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
         run.warnings.clear()
         stream.seek(start)
         return False
+    finally:
+        if progress is not None:
+            progress.clear()
     run.documents += 1
     run.valid += 1
     return True
