@@ -34,9 +34,9 @@ class FrozenDict(dict[str, Any]):
     FrozenDict({'api_key': <14 chars>, 'limit': <number>, 'tags': <2 items>, 'opts': <1 key>})
     """
 
-    __slots__ = ("_hash", "_flat")
+    __slots__ = ("_hash", "_nested")
     _hash: int  # the hash, cached on first use
-    _flat: bool  # set by freeze_json: True when no value is a container
+    _nested: tuple[str, ...]  # set by freeze_json: the keys whose values are containers
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
     __ior__ = _immutable
@@ -126,8 +126,12 @@ def freeze_object(value: dict[Any, Any], path: str) -> FrozenDict:
 
 # Theory of operation: the walkers build no path strings on the way down; a failure raises with
 # the local key and each level adds its own key as the error passes (``prefixed``), so valid
-# input pays nothing for paths. A FrozenDict made here carries ``_flat`` (True when no value is a
-# container): it marks the object as already checked, and lets ``thaw_json`` copy it in one call.
+# input pays nothing for paths. Each walker makes one pass: it checks the scalars in place and
+# freezes the containers as it meets them, copying the input only when a container is replaced.
+# A FrozenDict made here carries ``_nested``, the keys whose values are containers (an empty
+# tuple when none is): having it marks the object as already checked, and it tells ``thaw_json``
+# which values to copy, so a flat object thaws in one ``dict()`` call and a nested one visits
+# only its containers.
 _SCALARS = frozenset((int, bool, type(None)))
 # Python turns an integer of more than 4,300 digits into text only when told to
 # (``sys.set_int_max_str_digits``): every encoder would fail on it later, so it is refused here.
@@ -169,31 +173,51 @@ def _freeze(value: object) -> Any:
 
 
 def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
-    nested = False
-    for item in items:
-        t = type(item)
-        if t is str:
-            if not item.isascii():
-                nested = True
-        elif t is int:
-            if not -_BIG < item < _BIG:
-                nested = True  # the item-by-item pass reports it, with its index
-        elif t not in _SCALARS:
-            nested = True
-    if not nested:
-        return items if type(items) is tuple else tuple(items)
-    out = map_items(_freeze, items)
-    return tuple(out)
+    out: list[Any] | None = None
+    i = -1
+    try:
+        for item in items:
+            i += 1
+            t = type(item)
+            if t is str:
+                if not item.isascii():
+                    check_text(item, "")
+                continue
+            if t is int:
+                if not -_BIG < item < _BIG:
+                    raise ValidationError(_TOO_BIG, "", "size")
+                continue
+            if t in _SCALARS:
+                continue
+            if t is float:
+                if item - item != 0.0:
+                    raise ValidationError("must be a finite number", "", "value")
+                continue
+            if t is dict or t is FrozenDict:
+                item = _freeze_dict(item)
+            elif t is list or t is tuple:
+                item = _freeze_list(item)
+            else:
+                item = _freeze(item)
+            if out is None:
+                out = list(items)
+            out[i] = item
+    except ValidationError as exc:
+        raise exc.prefixed(i) from None
+    if out is not None:
+        return tuple(out)
+    return items if type(items) is tuple else tuple(items)
 
 
 def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     if type(value) is FrozenDict:
         try:
-            value._flat  # reading the slot tells whether freeze_json made it
+            value._nested  # reading the slot tells whether freeze_json made it
             return value  # made by freeze_json: already checked
         except AttributeError:
             pass
-    flat = simple = True
+    frozen = _new_frozen(value)
+    nested: list[str] | None = None
     for key, item in value.items():
         if type(key) is not str:
             raise ValidationError(f"object keys must be strings, got {type_name(key)}", "", "type")
@@ -202,30 +226,38 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
         t = type(item)
         if t is str:
             if not item.isascii():
-                simple = False
-        elif t is float:
-            if item - item != 0.0:
-                raise ValidationError("must be a finite number", key, "value")
+                try:
+                    check_text(item, "")
+                except ValidationError as exc:
+                    raise exc.prefixed(key) from None
         elif t is int:
             if not -_BIG < item < _BIG:
                 raise ValidationError(_TOO_BIG, key, "size")
+        elif t is float:
+            if item - item != 0.0:
+                raise ValidationError("must be a finite number", key, "value")
         elif t not in _SCALARS:
-            flat = simple = False
-    if simple:
-        frozen = _new_frozen(value)
-    else:
-        out = {}
-        for key, item in value.items():
             try:
-                out[key] = _freeze(item)
+                if t is dict or t is FrozenDict:
+                    item = _freeze_dict(item)
+                elif t is list or t is tuple:
+                    item = _freeze_list(item)
+                else:
+                    item = _freeze(item)
             except ValidationError as exc:
                 raise exc.prefixed(key) from None
-        frozen = _new_frozen(out)
-    _set_flat(frozen, flat)
+            _dict_set(frozen, key, item)
+            if type(item) is tuple or type(item) is FrozenDict:
+                if nested is None:
+                    nested = [key]
+                else:
+                    nested.append(key)
+    _set_nested(frozen, () if nested is None else tuple(nested))
     return frozen
 
 
-_set_flat = FrozenDict.__dict__["_flat"].__set__
+_set_nested = FrozenDict.__dict__["_nested"].__set__
+_dict_set = dict.__setitem__
 
 
 def thaw_json(value: Any) -> Any:
@@ -237,11 +269,12 @@ def thaw_json(value: Any) -> Any:
     t = type(value)
     if t is FrozenDict:
         try:
-            if value._flat:
-                return dict(value)
+            nested = value._nested
         except AttributeError:  # built directly, not by freeze_json
-            pass
-        return _thaw_dict(value)
+            return _thaw_dict(value)
+        if not nested:
+            return dict(value)
+        return thaw_checked(value, nested)
     if t is tuple or t is list:
         return _thaw_list(value)
     if t is dict:
@@ -249,23 +282,30 @@ def thaw_json(value: Any) -> Any:
     return value
 
 
-# The walkers copy a container, then replace the containers in the copy: a flat FrozenDict
-# (marked by freeze_json) in one ``dict()`` call, anything else by recursion, with no call
-# through ``thaw_json`` on the way (most of the cost of a small nested object).
+# The walkers copy a container, then replace the containers in the copy. A FrozenDict made by
+# freeze_json names them (``_nested``) and holds only such FrozenDicts and tuples, so
+# ``thaw_checked`` visits just those keys; anything else is walked value by value.
+def thaw_checked(value: FrozenDict, nested: tuple[str, ...]) -> dict[str, Any]:
+    """Thaw a FrozenDict freeze_json made, given its ``_nested`` (non-empty): the hot path of ``to_dict``."""
+    out = dict(value)
+    for key in nested:
+        item = out[key]
+        if type(item) is tuple:
+            out[key] = _thaw_list(item)
+        else:
+            inner = item._nested
+            out[key] = thaw_checked(item, inner) if inner else dict(item)
+    return out
+
+
 def _thaw_dict(value: Any) -> dict[str, Any]:
     out = dict(value)
     for key, item in out.items():
         t = type(item)
-        if t is FrozenDict:
-            try:
-                flat = item._flat
-            except AttributeError:
-                flat = False
-            out[key] = dict(item) if flat else _thaw_dict(item)
+        if t is FrozenDict or t is dict:
+            out[key] = thaw_json(item) if t is FrozenDict else _thaw_dict(item)
         elif t is tuple or t is list:
             out[key] = _thaw_list(item)
-        elif t is dict:
-            out[key] = _thaw_dict(item)
     return out
 
 
@@ -275,10 +315,11 @@ def _thaw_list(value: Any) -> list[Any]:
         t = type(item)
         if t is FrozenDict:
             try:
-                flat = item._flat
+                inner = item._nested
             except AttributeError:
-                flat = False
-            out[i] = dict(item) if flat else _thaw_dict(item)
+                out[i] = _thaw_dict(item)
+                continue
+            out[i] = thaw_checked(item, inner) if inner else dict(item)
         elif t is tuple or t is list:
             out[i] = _thaw_list(item)
         elif t is dict:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
 from ._fields import new, slot_setters
-from ._frozen import thaw_json
+from ._frozen import thaw_checked
 from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
 from .errors import ValidationError
 from .roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
@@ -91,7 +91,7 @@ def _check_rules(
     if tool_calls:
         if role is not ASSISTANT:
             raise ValidationError(f"only assistant messages carry tool calls, not {role}", "tool_calls", "value")
-        if len(tool_calls) > 1 and len({call.id for call in tool_calls}) != len(tool_calls):
+        if not _unique_ids(tool_calls):
             seen: set[str] = set()
             for i, call in enumerate(tool_calls):
                 if call.id in seen:
@@ -117,6 +117,27 @@ def _check_rules(
             raise ValidationError(f"is required for {role} messages (the empty string is valid)", "content", "missing")
         if not tool_calls:
             raise ValidationError("an assistant message needs content or at least one tool call", "content", "missing")
+
+
+def _calls_to_dicts(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
+    """``[call.to_dict() for call in calls]``, with the thaw of checked arguments written out."""
+    out = []
+    for call in calls:
+        arguments = call.arguments  # always made by freeze_json: it carries _nested
+        nested = arguments._nested
+        out.append({"id": call.id, "name": call.name,
+                    "arguments": thaw_checked(arguments, nested) if nested else dict(arguments)})
+    return out
+
+
+def _unique_ids(calls: tuple[ToolCall, ...]) -> bool:
+    """Return whether the calls' ids differ (one or two calls, the usual case, without a set)."""
+    n = len(calls)
+    if n < 2:
+        return True
+    if n == 2:
+        return calls[0].id != calls[1].id
+    return len({call.id for call in calls}) == n
 
 
 def _describe(content: Content) -> str:
@@ -223,7 +244,7 @@ class ChatMessage:
         for call in calls:
             if type(call) is not ToolCall:
                 _check_tool_calls(calls)  # raises with the index
-        if (checked is None and not calls) or (len(calls) > 1 and len({c.id for c in calls}) != len(calls)):
+        if (checked is None and not calls) or not _unique_ids(calls):
             _check_rules(ASSISTANT, checked, calls, None, False)  # raises, naming the rule
         if reasoning:
             return _make(ASSISTANT, checked, calls, None, False, _check_reasoning(reasoning, ASSISTANT))
@@ -275,13 +296,11 @@ class ChatMessage:
             if content is not None:
                 out["content"] = content
             if tool_calls:
-                out["tool_calls"] = [
-                    {"id": c.id, "name": c.name, "arguments": thaw_json(c.arguments)} for c in tool_calls
-                ]
+                out["tool_calls"] = _calls_to_dicts(tool_calls)
             out["reasoning"] = [part.to_dict() for part in self.reasoning]
             return out
         if tool_calls:
-            calls = [{"id": c.id, "name": c.name, "arguments": thaw_json(c.arguments)} for c in tool_calls]
+            calls = _calls_to_dicts(tool_calls)
             if content is None:
                 return {"role": "assistant", "tool_calls": calls}
             return {"role": "assistant", "content": content, "tool_calls": calls}
@@ -322,12 +341,42 @@ class ChatMessage:
         is_error = data.get("is_error")
         if is_error is None:
             is_error = False
-        if role is USER and not calls and tool_call_id is None and is_error is False and content is not None:
-            if data.get("reasoning"):
-                _check_reasoning((None,), USER)  # raises: only assistants carry reasoning
-            return _make(USER, content, (), None, False)
-        _check_rules(role, content, calls, tool_call_id, is_error)
         raw_reasoning = data.get("reasoning")
+        if tool_call_id is None and is_error is False:
+            # the common user and assistant messages, every rule of _check_rules written out
+            if role is USER and not calls and content is not None:
+                if raw_reasoning:
+                    _check_reasoning((None,), USER)  # raises: only assistants carry reasoning
+                obj = new(ChatMessage)
+                _set_role(obj, USER)
+                _set_content(obj, content)
+                _set_tool_calls(obj, ())
+                _set_tool_call_id(obj, None)
+                _set_is_error(obj, False)
+                _set_reasoning(obj, ())
+                return obj
+            if role is ASSISTANT and raw_reasoning is None and (content is not None or calls) and _unique_ids(calls):
+                obj = new(ChatMessage)
+                _set_role(obj, ASSISTANT)
+                _set_content(obj, content)
+                _set_tool_calls(obj, calls)
+                _set_tool_call_id(obj, None)
+                _set_is_error(obj, False)
+                _set_reasoning(obj, ())
+                return obj
+        elif (
+            role is TOOL and type(tool_call_id) is str and tool_call_id and tool_call_id.isascii()
+            and (is_error is False or is_error is True) and content is not None and not calls and raw_reasoning is None
+        ):
+            obj = new(ChatMessage)
+            _set_role(obj, TOOL)
+            _set_content(obj, content)
+            _set_tool_calls(obj, ())
+            _set_tool_call_id(obj, tool_call_id)
+            _set_is_error(obj, is_error)
+            _set_reasoning(obj, ())
+            return obj
+        _check_rules(role, content, calls, tool_call_id, is_error)
         if raw_reasoning:
             return _make(role, content, calls, tool_call_id, is_error, _reasoning_from_json(raw_reasoning, role))
         if raw_reasoning is not None and type(raw_reasoning) is not list:

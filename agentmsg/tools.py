@@ -11,7 +11,7 @@ from typing import Any, TypeVar, overload
 from ._checks import check_text, expect_object, get_bool, get_str, type_name
 from ._json import loads_strict
 from ._fields import new, slot_setters
-from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_json
+from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 
 __all__ = [
@@ -323,7 +323,10 @@ class ToolCall:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the canonical JSON shape (arguments as a plain dict)."""
-        return {"id": self.id, "name": self.name, "arguments": thaw_json(self.arguments)}
+        arguments = self.arguments  # always made by freeze_json: it carries _nested
+        nested = arguments._nested
+        return {"id": self.id, "name": self.name,
+                "arguments": thaw_checked(arguments, nested) if nested else dict(arguments)}
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolCall:
@@ -381,12 +384,24 @@ def tool_call_from_dict(data: Any) -> ToolCall:
     """Parse ``{"id", "name", "arguments"}``; ``arguments`` is required (FR-004a-44): ``{}`` says "none"."""
     if type(data) is not dict:
         data = expect_object(data)
+    id = data.get("id")
+    name = data.get("name")
     arguments = data.get("arguments")
-    return make_tool_call(
-        _check_id(data.get("id"), "id") if "id" in data else _missing("id"),
-        check_name(data.get("name")) if "name" in data else _missing("name"),
-        _missing("arguments") if arguments is None else _check_arguments(arguments),
-    )
+    # the checks of _check_id and check_name written out for the common case (issue 19: a call
+    # costs more than the check); anything else takes the full check, with its error
+    if type(id) is not str or not id or not id.isascii():
+        id = _check_id(id, "id") if "id" in data else _missing("id")
+    if type(name) is not str or name not in _KNOWN_NAMES:
+        name = check_name(name) if "name" in data else _missing("name")
+    if type(arguments) is dict:
+        arguments = freeze_object(arguments, "arguments")
+    else:
+        arguments = _missing("arguments") if arguments is None else _check_arguments(arguments)
+    obj = new(ToolCall)
+    _set_id(obj, id)
+    _set_name(obj, name)
+    _set_arguments(obj, arguments)
+    return obj
 
 
 def _missing(key: str) -> Any:
