@@ -177,7 +177,8 @@ def test_messages_out_of_order_or_invalid_get_the_same_report(
         doc[i] = {**doc[i], "role": "wizard"}
     path = tmp_path / "doc.json"
     path.write_bytes(data.draw(layouts(doc)))
-    both(path, chunk=chunk)
+    (status, report), taken = both(path, chunk=chunk)
+    assert taken == (1 if doc else 0)  # decided, and reported, a message at a time ([] is read whole)
 
 
 # -- explicit cases -----------------------------------------------------------------------------
@@ -239,13 +240,18 @@ CASES = {
 }
 
 
+# Decided a message at a time (the rest, and every "valid..." case not, is read whole again).
+STREAMED = {"a huge string element", "a number at the end of the array", "a tool call left unanswered",
+            "an invalid message", "no system message", "user twice"}
+
+
 @pytest.mark.parametrize("chunk", CHUNKS)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_explicit_cases_get_the_same_report(tmp_path: Path, name: str, chunk: int) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(CASES[name])
     (status, report), taken = both(path, chunk=chunk)
-    assert taken == (1 if name.startswith("valid") or name == "a huge string element" else 0), report
+    assert taken == (name.startswith("valid") or name in STREAMED), report
     for fmt in (["--format", "json"], ["--kind", "conversation"], ["--quiet"], ["--kind", "openai_messages"]):
         both(path, *fmt, chunk=chunk)
 
@@ -266,11 +272,16 @@ def test_streamed_only_when_it_may_be(tmp_path: Path) -> None:
     assert run_cli(["--max-bytes", str(len(INDENTED)), str(valid)], stream_min=0)[2] == 1
 
 
-@pytest.mark.parametrize("depth", [*range(900, 1010, 3), 5000])
-def test_deep_arguments_get_the_same_report(tmp_path: Path, depth: int) -> None:
-    """Nesting near the recursion limit: the streamed parse is no more lenient than the whole one."""
+@pytest.mark.parametrize("depth", [*range(880, 1010, 2), *range(1480, 1520, 4), 5000])
+@pytest.mark.parametrize("role", ["assistant", "wizard"])
+def test_deep_arguments_get_the_same_report(tmp_path: Path, depth: int, role: str) -> None:
+    """Nesting near the recursion limit: the streamed check is no more lenient than the whole one.
+
+    With an invalid role too, the message fails before its arguments are looked at: the streamed
+    path must still leave it to the whole-document path when the parse itself would fail there.
+    """
     arguments = "[" * depth + "]" * depth
-    call = json.dumps(CALL).replace('{"q": [1, 2500.0, null]}', '{"q": ' + arguments + "}")
+    call = json.dumps({**CALL, "role": role}).replace('{"q": [1, 2500.0, null]}', '{"q": ' + arguments + "}")
     path = tmp_path / "doc.json"
     path.write_bytes(("[" + ", ".join([json.dumps(SYSTEM), json.dumps(USER), call, json.dumps(RESULT), json.dumps(ANSWER)])
                       + "]").encode())

@@ -35,7 +35,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, TypeVar
 
 from .. import __version__
 from .. import records as _records
@@ -43,7 +43,7 @@ from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
 from ._elements import ArrayReader, GiveUp
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import DETECTED, KINDS, Kind, Problems, all_kinds, candidates, leading_kind, resemblance, specificity
+from ._kinds import DETECTED, KINDS, Kind, Problems, _openai_only, all_kinds, candidates, resemblance, shape_kinds, specificity
 from ..formats import json_schema
 from ..errors import ConversationOrderError, ValidationError
 from ..history import OrderCheck
@@ -61,10 +61,14 @@ _PIECE = 16 << 20  # --jobs: the most bytes of JSON Lines one worker takes at a 
 _MIN_PIECE = 1 << 20  # --jobs: a smaller file is checked in one process (starting one costs more)
 _STREAM_MIN = 1 << 20  # a smaller JSON document is read whole (private: the tests lower it)
 _STREAM_CHUNK = _CHUNK  # the streamed document's read size (private: the tests lower it)
+_MAX_HELD = 10_000  # the most problems a streamed document holds before it is read whole instead
+_DEPTH_MARGIN = 64  # frames (and nesting levels) of headroom the streamed check keeps; see _deeper
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
 _NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
 _UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
+
+_T = TypeVar("_T")
 
 # One problem: (path, code, message), the path in the core's form ("[2].content", "" for the root).
 Problem = tuple[str, str, str]
@@ -782,15 +786,17 @@ def _check_stream(run: _Run, name: str, stream: IO[bytes], path: str | None = No
 
 
 def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
-    """Check a big file holding one valid conversation array a message at a time; tell if done.
+    """Check a big file holding one conversation array a message at a time; tell if done.
 
-    The memory-bounded fast path for one big document: the array's elements are parsed one at a
-    time (``ArrayReader``) and checked as they come, each message then dropped, the order kept
-    by an ``OrderCheck``. It can only say "valid": at anything else (not an array, not a
-    conversation, invalid JSON or UTF-8, an invalid message or order, a warning, over
-    ``--max-bytes``) the file is rewound and checked by the whole-document path, so every
-    report is the one that path writes. Only a regular file (it can be read again), of at least
-    ``_STREAM_MIN`` bytes, checked as a conversation (detected or ``--kind conversation``).
+    The memory-bounded path for one big document: the array's elements are parsed one at a time
+    (``ArrayReader``) and checked as they come, each message then dropped, the order kept by an
+    ``OrderCheck``; the problems found (at most ``_MAX_HELD``) are held with their line and
+    column until the array has parsed to its end, then reported as ``_failed`` reports them.
+    At anything it does not explain the same way (not an array, another kind, JSON or UTF-8 that
+    does not parse, nesting too deep, a warning, over ``--max-bytes``, a document that
+    ``openai_messages`` may also explain) the file is rewound and checked by the whole-document
+    path, so every report is the one that path writes. Only a regular file (it can be read
+    again), of at least ``_STREAM_MIN`` bytes, checked as a conversation (detected or forced).
     """
     if run.jsonl or name.lower().endswith(_JSONL_SUFFIXES) or run.kind not in (None, "conversation"):
         return False
@@ -809,27 +815,11 @@ def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
             return data
 
     reader = ArrayReader(read, _scan, chunk=_STREAM_CHUNK, limit=run.max_bytes)
-    decode = ChatMessage.from_dict
-    order = OrderCheck()
-    add = order.add
     try:
-        elements = reader.elements()
-        first = next(elements)
-        kind = leading_kind(first) if run.kinds is None else run.kinds[0]
-        if kind is not KINDS["conversation"]:
-            raise GiveUp("not a conversation")
-        add(decode(first))
-        del first
-        for element in elements:
-            add(decode(element))
-        order.validate()
-        if run.warnings:
-            raise GiveUp("warned")
-        # The whole-document path takes the first line for JSON Lines when it stands alone: a
-        # line that ends in } or ] before the array does. Then it reports what JSON Lines give.
-        if reader.first_line_tail is not None and reader.first_line_tail in "]}":
-            raise GiveUp("read as JSON Lines")
-    except Exception:  # GiveUp, ValidationError, order errors...: the careful path says what it is
+        # a few frames deeper than the whole-document path checks from: what nests too deeply
+        # there fails here too (then that path explains it), and nothing fails only there
+        problems = _deeper(_DEPTH_MARGIN, lambda: _stream_problems(run, reader))
+    except Exception:  # GiveUp, depth, anything odd: the careful path says what it is
         run.warnings.clear()
         stream.seek(start)
         return False
@@ -837,8 +827,90 @@ def _streamed(run: _Run, name: str, stream: IO[bytes]) -> bool:
         if progress is not None:
             progress.clear()
     run.documents += 1
-    run.valid += 1
+    if not problems:
+        run.valid += 1
+        return True
+    run.invalid += 1
+    for line, column, problem in problems:
+        run.report(name, line, column, problem, KINDS["conversation"].name)
     return True
+
+
+def _deeper(frames: int, call: Callable[[], _T]) -> _T:
+    """Return ``call()``, called ``frames`` Python frames deeper than this call."""
+    return _deeper(frames - 1, call) if frames > 0 else call()
+
+
+def _shallow(text: str) -> bool:
+    """Tell whether the JSON value ``text`` parses with ``_DEPTH_MARGIN`` levels to spare."""
+    try:
+        _scan("[" * _DEPTH_MARGIN + text + "]" * _DEPTH_MARGIN, 0)
+    except RecursionError:
+        return False
+    return True
+
+
+def _stream_problems(run: _Run, reader: ArrayReader) -> list[tuple[int, int, Problem]]:
+    """Check the conversation ``reader`` yields; return its problems (line, column, problem).
+
+    Raise (``GiveUp`` or whatever went wrong) where the whole-document path must decide.
+    """
+    decode = ChatMessage.from_dict
+    order = OrderCheck()
+    add = order.add
+    conversation, openai = KINDS["conversation"], KINDS["openai_messages"]
+    held: list[tuple[int, int, Problem]] = []  # the invalid messages
+    broken: tuple[int, int, Problem] | None = None  # the first order error, when every message is valid
+    elements = reader.elements()
+    first = next(elements)
+    if run.kinds is None:
+        found = shape_kinds(first)
+        if not found or found[0] is not conversation:
+            raise GiveUp("not a conversation")
+        explained = all(kind is conversation or kind is openai for kind in found)
+        head: list[Any] | None = [] if openai in found else None  # the items openai's confirm reads
+    else:
+        explained, head = True, None
+    maybe_openai = False
+    for index, element in enumerate(itertools.chain((first,), elements)):
+        if head is not None:
+            head.append(element)
+            if len(head) == 64:
+                maybe_openai, head = _openai_only(head), None
+        try:
+            message = decode(element)
+        except ValidationError as exc:
+            if not explained or len(held) >= _MAX_HELD or exc.code == "depth" or not _shallow(reader.text()):
+                raise GiveUp("not explained here") from None
+            error = exc.prefixed(index)
+            held.append((*reader.where(parse_path(error.path)[1:]), (error.path, error.code, error.message)))
+            continue
+        if not held and broken is None:
+            try:
+                add(message)
+            except ConversationOrderError as exc:
+                if not explained:
+                    raise GiveUp("not explained here") from None
+                broken = (*reader.where([]), (f"[{exc.index}]", exc.code, exc.message))
+    del first
+    if head is not None:
+        maybe_openai = _openai_only(head)
+    if not held and broken is None:
+        try:
+            order.validate()
+        except ConversationOrderError as exc:
+            if not explained:
+                raise GiveUp("not explained here") from None
+            broken = (*reader.root, ("", exc.code, exc.message))
+    if run.warnings:
+        raise GiveUp("warned")
+    if (held or broken) and maybe_openai:
+        raise GiveUp("openai_messages is a candidate too")
+    # The whole-document path takes the first line for JSON Lines when it stands alone: a line
+    # that ends in } or ] before the array does. Then it reports what JSON Lines give.
+    if reader.first_line_tail is not None and reader.first_line_tail in "]}":
+        raise GiveUp("read as JSON Lines")
+    return held or ([broken] if broken is not None else [])
 
 
 def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:

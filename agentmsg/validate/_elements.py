@@ -22,7 +22,12 @@ the buffer cannot hold yet is retried after reading at least as much again as th
 from its start: the buffer doubles, so a 50 MB element is parsed a logarithmic number of times
 over a geometric series of sizes, linear in all, never once per small read.
 
-The reader never explains a problem: anything but one clean array (invalid JSON or UTF-8,
+``where(segments)`` gives the line and column, in the whole input, of a value inside the
+element just yielded (as ``_jsonpos.locate`` and ``line_column`` give them on the whole text), so
+a caller can report a problem in an element as the whole-document path would. Lines are counted
+as the text goes by.
+
+The reader never explains a problem in the JSON itself: anything but one clean array (invalid JSON or UTF-8,
 refused constants, duplicate keys, depth, trailing text, an input over ``limit`` bytes, a
 number that may go on past the buffer's end at the end of the input) raises ``GiveUp``, and
 the caller goes back to the careful whole-document path, which finds and explains it.
@@ -35,6 +40,8 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from ._jsonpos import Path, locate
 
 __all__ = ["ArrayReader", "GiveUp"]
 
@@ -74,12 +81,18 @@ class ArrayReader:
         self.first_line_tail: str | None = None
         self.eof = False
         self.size = 0
+        self._counted = 0  # the index in the whole text up to which line breaks are counted
+        self._line = 1  # the line at ``_counted``
+        self._break = -1  # the index in the whole text of the last line break before ``_counted``
+        self._start = self._end = 0  # where the element just yielded starts and ends in the buffer
+        self.root: tuple[int, int] = (1, 1)  # the line and column of the array's ``[``
 
     def _fill(self, pos: int, want: int) -> int:
         """Drop the text before ``pos``, read ``want`` more bytes; return ``pos`` in the new buffer."""
         if self.eof:
             raise GiveUp("read past the end")
         self._track(pos)
+        self._count(pos)
         data = self._read(want)
         self.size += len(data)
         if self.size > self._limit:
@@ -119,6 +132,35 @@ class ArrayReader:
             self.first_line_tail = self._tail
         self._mark = self._base + end
 
+    def _count(self, end: int) -> None:
+        """Count the line breaks from ``_counted`` up to ``end`` (a buffer index)."""
+        start = self._counted - self._base
+        if end <= start:
+            return
+        found = self._buf.count("\n", start, end)
+        if found:
+            self._line += found
+            self._break = self._base + self._buf.rfind("\n", start, end)
+        self._counted = self._base + end
+
+    def text(self) -> str:
+        """Return the text of the element just yielded."""
+        return self._buf[self._start:self._end]
+
+    def where(self, segments: Path) -> tuple[int, int]:
+        """Return the line and column of the value at ``segments`` in the element just yielded.
+
+        The value's deepest ancestor that exists when it does not (``_jsonpos.locate``).
+        """
+        start = self._start
+        self._count(start)  # counted up to the element's start, never past it
+        buf = self._buf
+        offset = locate(buf, segments, start)
+        found = buf.count("\n", start, offset)
+        if found:
+            return self._line + found, offset - buf.rfind("\n", start, offset)
+        return self._line, self._base + offset - self._break
+
     def _skip(self, pos: int) -> int:
         """Return the index of the next non-blank character (the buffer's length at the end)."""
         while True:
@@ -127,8 +169,11 @@ class ArrayReader:
                 return pos
             pos = self._fill(pos, self._chunk)
 
-    def _element(self, pos: int) -> tuple[Any, int]:
-        """Parse the element at ``pos``, reading more while it may be cut by the buffer's end."""
+    def _element(self, pos: int) -> tuple[Any, int, int]:
+        """Parse the element at ``pos``, reading more while it may be cut by the buffer's end.
+
+        Return it, and where it starts and ends in the buffer (a read moves the start to 0).
+        """
         scan = self._scan
         while True:
             buf = self._buf
@@ -144,7 +189,7 @@ class ArrayReader:
                 # A number may go on past the buffer's end (``1`` then ``.5e3``); anything else
                 # that parsed ends with its closing character.
                 if end < len(buf) - 2 or self.eof or type(value) not in _NUMBERS:
-                    return value, end
+                    return value, pos, end
                 failed = len(buf)
             if self.eof or failed < len(buf) - _NEAR_END:
                 raise GiveUp("invalid JSON")
@@ -156,10 +201,13 @@ class ArrayReader:
         if pos >= len(self._buf) or self._buf[pos] != "[":
             raise GiveUp("not an array")
         self._mark = self._base + pos
+        self._count(pos)
+        self.root = (self._line, self._base + pos - self._break)
         pos = self._skip(pos + 1)
         separator = _SEPARATOR.match
         while True:
-            value, pos = self._element(pos)
+            value, self._start, pos = self._element(pos)
+            self._end = pos
             yield value
             found = separator(self._buf, pos)
             if found is not None and found.end() < len(self._buf):  # the usual case: on to the next

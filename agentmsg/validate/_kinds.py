@@ -42,7 +42,7 @@ from ..tools import ToolCall, ToolDefinition
 from . import _mcp, _wire
 
 __all__ = [
-    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "leading_kind", "fields", "items", "all_kinds", "specificity", "resemblance",
+    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity", "resemblance",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
@@ -713,16 +713,15 @@ def candidates(doc: Any) -> tuple[Kind, ...]:
 
 
 
-def leading_kind(first: Any) -> Kind | None:
-    """Return the kind ``candidates`` puts first for any array whose first item is ``first``.
+def shape_kinds(first: Any) -> tuple[Kind, ...]:
+    """Return the kinds an array whose first item is ``first`` may be, by its shape alone.
 
-    None when there is none, or when it depends on more than the first item (a ``confirm``).
+    ``candidates`` of such an array, before any ``confirm`` looks at more of its items:
 
-    >>> leading_kind({"role": "user", "content": "Hi"}).name
-    'conversation'
+    >>> [kind.name for kind in shape_kinds({"role": "user", "content": "Hi"})]
+    ['conversation', 'openai_messages']
     """
-    found = _detect(shape_of([first]))
-    return found[0] if found and found[0].confirm is None else None
+    return _detect(shape_of([first]))
 
 
 def _detect(shape: Shape | None) -> tuple[Kind, ...]:
