@@ -460,3 +460,14 @@ def test_progress_on_a_terminal_while_streamed(tmp_path: Path, monkeypatch: pyte
     percents = [int(f.split(" MiB (")[1].split("%")[0]) for f in frames]
     assert percents == sorted(percents) and percents[-1] == 100
     assert shown.endswith(b"\r") and shown.rstrip(b"\r").split(b"\r")[-1].strip() == b""  # wiped at the end
+
+
+def test_more_problems_than_held_go_to_the_whole_document_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed document holds at most ``_MAX_HELD`` problems; with more it is read whole."""
+    bad = {"role": "assistant", "content": 5}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps([SYSTEM, USER, bad, USER, bad, USER, bad], indent=1))
+    (status, report), taken = both(path)
+    assert status == 1 and report.count("expected a string or a list of parts") == 3 and taken == 1
+    monkeypatch.setattr(validate, "_MAX_HELD", 2)
+    assert both(path) == ((status, report), 0)

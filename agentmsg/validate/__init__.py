@@ -19,7 +19,9 @@ lines only, so memory stays bounded whatever the file size, and each line takes 
 the C scanner with the strict hooks, the candidate kinds looked up by the document's shape, the
 core's ``from_dict``. Only a document that fails goes down the slow path, which parses it again
 carefully, tries the other candidates, finds the line and column of each problem (``_jsonpos``),
-and explains the detection.
+and explains the detection. One big conversation array is checked a message at a time instead
+of read whole (``_streamed``): it reports what the whole-document path would, or rewinds the
+file and leaves the document to that path.
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
 from ._elements import ArrayReader, GiveUp
 from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import DETECTED, KINDS, Kind, Problems, _openai_only, all_kinds, candidates, resemblance, shape_kinds, specificity
+from ._kinds import (
+    DETECTED, KINDS, Kind, Problems, _openai_only, all_kinds, candidates, resemblance, shape_kinds, specificity,
+)
 from ..formats import json_schema
 from ..errors import ConversationOrderError, ValidationError
 from ..history import OrderCheck

@@ -42,7 +42,8 @@ from ..tools import ToolCall, ToolDefinition
 from . import _mcp, _wire
 
 __all__ = [
-    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity", "resemblance",
+    "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
+    "resemblance",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
