@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
-from ._fields import new, slot_setters
+from ._fields import new, slot_setters, slots_twin
 from ._frozen import thaw_checked
 from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
 from .errors import ValidationError
@@ -347,35 +347,14 @@ class ChatMessage:
             if role is USER and not calls and content is not None:
                 if raw_reasoning:
                     _check_reasoning((None,), USER)  # raises: only assistants carry reasoning
-                obj = new(ChatMessage)
-                _set_role(obj, USER)
-                _set_content(obj, content)
-                _set_tool_calls(obj, ())
-                _set_tool_call_id(obj, None)
-                _set_is_error(obj, False)
-                _set_reasoning(obj, ())
-                return obj
+                return _make(USER, content, (), None, False)
             if role is ASSISTANT and raw_reasoning is None and (content is not None or calls) and _unique_ids(calls):
-                obj = new(ChatMessage)
-                _set_role(obj, ASSISTANT)
-                _set_content(obj, content)
-                _set_tool_calls(obj, calls)
-                _set_tool_call_id(obj, None)
-                _set_is_error(obj, False)
-                _set_reasoning(obj, ())
-                return obj
+                return _make(ASSISTANT, content, calls, None, False)
         elif (
             role is TOOL and type(tool_call_id) is str and tool_call_id and tool_call_id.isascii()
             and (is_error is False or is_error is True) and content is not None and not calls and raw_reasoning is None
         ):
-            obj = new(ChatMessage)
-            _set_role(obj, TOOL)
-            _set_content(obj, content)
-            _set_tool_calls(obj, ())
-            _set_tool_call_id(obj, tool_call_id)
-            _set_is_error(obj, is_error)
-            _set_reasoning(obj, ())
-            return obj
+            return _make(TOOL, content, (), tool_call_id, is_error)
         _check_rules(role, content, calls, tool_call_id, is_error)
         if raw_reasoning:
             return _make(role, content, calls, tool_call_id, is_error, _reasoning_from_json(raw_reasoning, role))
@@ -403,6 +382,9 @@ _set_role, _set_content, _set_tool_calls, _set_tool_call_id, _set_is_error, _set
 )
 
 
+_ChatMessageSlots = slots_twin(ChatMessage)
+
+
 def _make(
     role: MessageRole,
     content: Content,
@@ -411,14 +393,15 @@ def _make(
     is_error: bool,
     reasoning: tuple[ReasoningPart, ...] = (),
 ) -> ChatMessage:
-    obj = new(ChatMessage)
-    _set_role(obj, role)
-    _set_content(obj, content)
-    _set_tool_calls(obj, tool_calls)
-    _set_tool_call_id(obj, tool_call_id)
-    _set_is_error(obj, is_error)
-    _set_reasoning(obj, reasoning)
-    return obj
+    obj: Any = new(_ChatMessageSlots)
+    obj.role = role
+    obj.content = content
+    obj.tool_calls = tool_calls
+    obj.tool_call_id = tool_call_id
+    obj.is_error = is_error
+    obj.reasoning = reasoning
+    obj.__class__ = ChatMessage
+    return obj  # type: ignore[no-any-return]  # a ChatMessage now (slots_twin)
 
 
 def _iterate(items: object, path: str) -> Iterable[Any]:

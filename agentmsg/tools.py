@@ -10,7 +10,7 @@ from typing import Any, TypeVar, overload
 
 from ._checks import check_text, expect_object, get_bool, get_str, type_name
 from ._json import loads_strict
-from ._fields import new, slot_setters
+from ._fields import new, slot_setters, slots_twin
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 
@@ -221,10 +221,12 @@ class ToolCall:
     name: str
     arguments: FrozenDict
 
-    def __post_init__(self) -> None:
-        _check_id(self.id, "id")
-        check_name(self.name)
-        _set_arguments(self, _check_arguments(self.arguments))
+    def __init__(self, id: str, name: str, arguments: dict[str, Any]) -> None:
+        # written by hand, not by ``dataclass`` (its frozen ``__init__`` stores through
+        # ``object.__setattr__`` and then calls ``__post_init__``): the common case checked inline
+        _set_id(self, id if type(id) is str and id and id.isascii() else _check_id(id, "id"))
+        _set_name(self, name if type(name) is str and name in _KNOWN_NAMES else check_name(name))
+        _set_arguments(self, freeze_object(arguments, "arguments") if type(arguments) is dict else _check_arguments(arguments))
 
     @classmethod
     def from_json_arguments(cls, id: str, name: str, text: str) -> ToolCall:
@@ -345,6 +347,7 @@ class ToolCall:
 
 
 _set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
+_ToolCallSlots = slots_twin(ToolCall)
 
 
 def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
@@ -373,11 +376,12 @@ _build: Callable[[Any, Any, bool | None], Any] = _load_build
 
 def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
     """Build a ToolCall from checked values (private fast path)."""
-    obj = new(ToolCall)
-    _set_id(obj, id)
-    _set_name(obj, name)
-    _set_arguments(obj, arguments)
-    return obj
+    obj: Any = new(_ToolCallSlots)
+    obj.id = id
+    obj.name = name
+    obj.arguments = arguments
+    obj.__class__ = ToolCall
+    return obj  # type: ignore[no-any-return]  # a ToolCall now (slots_twin)
 
 
 def tool_call_from_dict(data: Any) -> ToolCall:
@@ -397,11 +401,12 @@ def tool_call_from_dict(data: Any) -> ToolCall:
         arguments = freeze_object(arguments, "arguments")
     else:
         arguments = _missing("arguments") if arguments is None else _check_arguments(arguments)
-    obj = new(ToolCall)
-    _set_id(obj, id)
-    _set_name(obj, name)
-    _set_arguments(obj, arguments)
-    return obj
+    obj: Any = new(_ToolCallSlots)
+    obj.id = id
+    obj.name = name
+    obj.arguments = arguments
+    obj.__class__ = ToolCall
+    return obj  # type: ignore[no-any-return]  # a ToolCall now (slots_twin)
 
 
 def _missing(key: str) -> Any:

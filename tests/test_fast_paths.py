@@ -172,3 +172,27 @@ def test_from_dict_fast_paths_decide_as_the_constructor(data: dict[str, Any]) ->
         # the constructor takes Python values the wire refuses (a string as tool_calls or reasoning,
         # 0 for is_error...): only the decoder may refuse more, never accept more
         assert isinstance(ours, ValidationError), (data, reference)
+
+
+def test_objects_built_through_their_slots_twin_are_the_real_class() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    from agentmsg import ToolCall
+
+    calls = [ToolCall("c1", "ls", {"path": "."}), ToolCall.from_dict({"id": "c2", "name": "ls", "arguments": {}})]
+    built = ChatMessage.from_dict({"role": "assistant", "content": "hi", "tool_calls": [c.to_dict() for c in calls]})
+    direct = ChatMessage(role="assistant", content="hi", tool_calls=calls)
+    for made, reference in ((built, direct), (built.tool_calls[1], calls[1])):
+        assert type(made) is type(reference) and made == reference and hash(made) == hash(reference)
+        assert not hasattr(made, "__dict__")
+        assert pickle.loads(pickle.dumps(made)) == made and copy.deepcopy(made) == made
+        assert dataclasses.fields(made) == dataclasses.fields(reference)
+        try:
+            setattr(made, dataclasses.fields(made)[0].name, "other")
+        except dataclasses.FrozenInstanceError:
+            pass
+        else:
+            raise AssertionError("an object built through its twin must stay frozen")
+    assert dataclasses.replace(built, content="bye").content == "bye"
