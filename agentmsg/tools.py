@@ -357,12 +357,16 @@ def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
     ``strict=None`` decodes (both shapes a model sends, any buildable type).
     """
     global _build
-    from .schema import _arguments_builder, build
+    from .schema import _ARGUMENT_BUILDERS, _arguments_builder, build
 
     def decode_or_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
         if strict is None:
             try:
-                return _arguments_builder(cls)(arguments)
+                builder = _ARGUMENT_BUILDERS[cls]  # _arguments_builder's cache, without its call
+            except (KeyError, TypeError):
+                builder = _arguments_builder(cls)
+            try:
+                return builder(arguments)
             except RecursionError:
                 raise ValidationError("nested too deeply", "", "depth") from None
         return build(cls, arguments, strict=strict)

@@ -275,14 +275,17 @@ def _arguments_builder(tp: Any) -> Callable[[Any], Any]:
     express (a mixed tuple). A type the generator does not support raises ``TypeError``.
     """
     try:
-        return _BUILDERS[tp, "arguments"]
-    except (KeyError, TypeError):
+        return _ARGUMENT_BUILDERS[tp]  # every ``arguments_as`` call: one lookup, no key to build
+    except (KeyError, TypeError):  # not built yet, or an unhashable type hint
         pass
     _schema_text(tp, False)
     builder = compile_builder(tp, False, lenient=True)
-    if _hashable(tp) and len(_BUILDERS) < 1024:
-        _BUILDERS[tp, "arguments"] = builder
+    if _hashable(tp) and len(_ARGUMENT_BUILDERS) < 1024:
+        _ARGUMENT_BUILDERS[tp] = builder
     return builder
+
+
+_ARGUMENT_BUILDERS: dict[Any, Callable[[Any], Any]] = {}
 
 
 _FROZEN_CHECKS: dict[tuple[int, bool], tuple[Any, Check]] = {}

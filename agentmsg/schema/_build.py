@@ -7,8 +7,11 @@ node — the same keywords in the same order, so the same first error with the s
 code — and returns the Python value. Checking and building in one pass is what makes
 ``ToolCall.arguments_as`` cheap; the differential tests hold the two implementations together.
 
-Fast path: a field or item whose type is ``str``, ``int``, ``float``, ``bool`` or ``None`` (or an
-optional one) is taken as is when the value already has that exact Python type.
+Fast paths: a field or item whose type is ``str``, ``int``, ``float``, ``bool`` or ``None`` (or an
+optional one) is taken as is when the value already has that exact Python type; each dataclass
+also gets a function written for its fields (and its nested dataclasses' fields) that builds the
+common case — every key present, every value as expected — in one go, and hands anything else
+to the full path (see ``_FAST``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from . import _types as t
 from ._validator import TYPE_TESTS, any_of_error, check_unique, json_key, key_label, type_error, unexpected
 from .._checks import map_items
+from .._frozen import FrozenDict
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
 
@@ -31,14 +35,15 @@ Conv = Callable[[Any], Any]
 _MISS: Any = object()
 
 
-def compile_builder(tp: Any, strict: bool, lenient: bool = False) -> Conv:
+def compile_builder(tp: Any, strict: bool, lenient: bool = False, fast: bool = True) -> Conv:
     """Return the function that checks a JSON value against ``tp``'s schema and builds it.
 
     ``lenient`` (with ``strict=False``) decodes what a model may send rather than what one schema
     allows: ``null`` stands for a field's default (the strict-mode shape) and a set's repeated
-    items collapse (strict mode cannot say ``uniqueItems``).
+    items collapse (strict mode cannot say ``uniqueItems``). ``fast=False`` leaves out the
+    objects' fast paths (see ``_FAST``), which the tests compare against.
     """
-    return _Builder(strict, lenient).conv(t.describe(tp))
+    return _Builder(strict, lenient, fast).conv(t.describe(tp))
 
 
 def _str(v: object) -> str:
@@ -111,11 +116,13 @@ def _exact(node: t.Node) -> frozenset[type]:
 
 
 class _Builder:
-    def __init__(self, strict: bool, lenient: bool = False) -> None:
+    def __init__(self, strict: bool, lenient: bool = False, fast: bool = True) -> None:
         self.strict = strict
         self.lenient = lenient
+        self.fast = fast
         self.null_default = strict or lenient
         self.objects: dict[type, list[Conv]] = {}
+        self.shapes: dict[type, _Shape] = {}  # the objects compiled so far, to write into others
 
     def conv(self, node: t.Node) -> Conv:
         if isinstance(node, t.Scalar):
@@ -159,11 +166,6 @@ class _Builder:
             for f in obj.fields
         ]
         known = frozenset(f.name for f in obj.fields)
-        size = len(known)
-        # the fast path: fields in any order, giving up at the first surprise
-        plain = [(name, exact) for name, exact, *_ in plan if exact]
-        others = [(name, conv) for name, exact, conv, *_ in plan if not exact]
-        may_be_null = frozenset(name for name, *_, null_is_default in plan if null_is_default)
         make = None if obj.cls is None else _maker(obj.cls, obj.name)
 
         def checked(v: dict[str, Any]) -> dict[str, Any]:
@@ -189,83 +191,258 @@ class _Builder:
                 raise unexpected(next(k for k in v if k not in known))
             return kwargs
 
-        return _fast_object(plain, others, may_be_null, size, checked, make)
-
-
-
-# The fast path of an object, written out for its fields (as ``dataclasses`` writes ``__init__``):
-# take the value of every field by name, keep a value of an exact type as is, convert the others,
-# and give up at the first surprise (a missing or unknown key, a wrong type, a null) for
-# ``checked``, which walks the fields in schema order and reports the first problem. Unrolled, it
-# costs about half the loop it replaces, which is most of ``arguments_as``.
-_FAST = """\
-def conv_object(v):
-    if not isinstance(v, dict):
-        raise type_error("object", v)
-    if len(v) == size:
-        try:
-{body}
-        except (KeyError, ValidationError, _Surprise):
+        def conv_object(v: object) -> Any:
+            if not isinstance(v, dict):
+                raise type_error("object", v)
             kwargs = checked(v)
-    else:
-        kwargs = checked(v)
-    return kwargs if make is None else make(kwargs)
-"""
+            return kwargs if make is None else make(kwargs)
+
+        if not self.fast:
+            return conv_object
+        fields = [
+            _Slot(f.name, f.node.node if isinstance(f.node, t.Described) else f.node, exact, conv, null_is_default)
+            for f, (_, exact, conv, _, null_is_default) in zip(obj.fields, plan)
+        ]
+        shape = _Shape(obj, fields, make)
+        fast = _Writer(self).function(shape, conv_object)
+        if obj.cls is not None:
+            self.shapes[obj.cls] = shape
+        return fast
+
+
+class _Slot:
+    """One field as the fast path writes it: the node, its exact types, its converter."""
+
+    __slots__ = ("name", "node", "exact", "conv", "null_is_default")
+
+    def __init__(self, name: str, node: t.Node, exact: frozenset[type], conv: Conv, null_is_default: bool) -> None:
+        self.name, self.node, self.exact, self.conv, self.null_is_default = name, node, exact, conv, null_is_default
+
+
+class _Shape:
+    """An object's fields and how to make it, for writing its fast path into another's."""
+
+    __slots__ = ("obj", "fields", "make", "recipe")
+
+    def __init__(self, obj: t.Object, fields: list[_Slot], make: Callable[[dict[str, Any]], Any] | None) -> None:
+        self.obj, self.fields, self.make = obj, fields, make
+        self.recipe = None if obj.cls is None else _recipe(obj.cls)
 
 
 class _Surprise(Exception):
-    """A value the fast path of an object does not take: ``checked`` looks at it."""
+    """A value the fast path does not take: the full path looks at it and says what is wrong."""
 
 
-def _fast_object(
-    plain: list[tuple[str, frozenset[type]]],
-    others: list[tuple[str, Conv]],
-    may_be_null: frozenset[str],
-    size: int,
-    checked: Callable[[dict[str, Any]], dict[str, Any]],
-    make: Callable[[dict[str, Any]], Any] | None,
-) -> Conv:
-    """Return the fast path of an object with these fields (see ``_FAST``).
+# The fast path of an object, written out for its fields (as ``dataclasses`` writes ``__init__``)
+# by ``_Writer``. It covers the common case: a dict with exactly the fields' keys, each value of
+# an exact type or converted without error. It takes every value by name, keeps one of an exact
+# type as is, looks an enum's member up by its value, checks a list of strings with one
+# ``str.join`` (a ``TypeError`` for any item that is not a string), and writes a nested
+# dataclass's fields out in place, making the instance the way its generated ``__init__`` would
+# (``_recipe``). At the first surprise (a missing or unknown key, a wrong type, a null for a
+# default it cannot fill, a ``ValueError`` from ``__post_init__``) it gives up and calls the full
+# path (``conv_object`` in ``_Builder.object``), which walks the fields in schema order and
+# raises the first error with its path and code — so the fast path decides only speed, never a
+# result: ``tests/test_schema_build_fast.py`` holds the two to the same values and errors.
+_FAST = """\
+def fast_object(v):
+    if (type(v) is FrozenDict or type(v) is dict) and len(v) == {size}:
+        try:
+{body}
+        except (KeyError, ValueError, TypeError, _Surprise):
+            return slow(v)
+{make}
+    return slow(v)
+"""
+_INLINE_FIELDS = 64  # at most this many fields of nested objects written into one fast path
 
-    A field in ``may_be_null`` may be null for its default: the key is then left out of the
-    keyword arguments (``make`` fills the default).
+
+class _Writer:
+    """Write the source of one object's fast path (see ``_FAST``)."""
+
+    def __init__(self, builder: _Builder) -> None:
+        self.builder = builder
+        self.shapes = builder.shapes
+        self.scope: dict[str, Any] = {
+            "FrozenDict": FrozenDict, "_Surprise": _Surprise, "ValidationError": ValidationError,
+            "_refused": _refused, "new": object.__new__,
+        }
+        self.lines: list[str] = []
+        self.count = 0
+        self.budget = _INLINE_FIELDS
+
+    def name(self, prefix: str, value: Any = _MISS) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not _MISS:
+            self.scope[name] = value
+        return name
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def function(self, shape: _Shape, slow: Conv) -> Conv:
+        self.scope["slow"] = slow
+        self.budget -= len(shape.fields)
+        out = self.fields(shape, "v", 3, (shape.obj.cls,))
+        body = "\n".join(self.lines)
+        self.lines = []
+        self.make(shape, out, 2, top=True)
+        self.emit(2, f"return {out[0]}")
+        source = _FAST.format(size=len(shape.fields), body=body, make="\n".join(self.lines))
+        exec(source, self.scope)
+        compiled: Conv = self.scope["fast_object"]
+        return compiled
+
+    def fields(self, shape: _Shape, v: str, depth: int, stack: tuple[Any, ...]) -> tuple[str, list[str]]:
+        """Write the taking of each field of ``v``; return the object's name and the fields' names."""
+        names = []
+        for f in shape.fields:
+            x = self.name("x")
+            names.append(x)
+            self.emit(depth, f"{x} = {v}[{f.name!r}]")
+            if f.null_is_default:  # null stands for the default: fill it as the maker would
+                self.emit(depth, f"if {x} is None:")
+                self.emit(depth + 1, f"{x} = {self.default(shape, f.name)}")
+                self.emit(depth, "else:")
+                self.value(f.node, f.exact, f.conv, x, depth + 1, stack)
+            else:
+                self.value(f.node, f.exact, f.conv, x, depth, stack)
+        return self.name("o"), names
+
+    def default(self, shape: _Shape, name: str) -> str:
+        """Return the expression of field ``name``'s default (``MISS``: leave the key out)."""
+        if shape.recipe is None:
+            self.scope["MISS"] = _MISS
+            return "MISS"
+        for field_name, _, default, factory in shape.recipe.fields:
+            if field_name == name:
+                return self.name("f", factory) + "()" if factory is not dataclasses.MISSING else self.name("d", default)
+        raise AssertionError(f"no dataclass field {name}")  # pragma: no cover  # the fields come from the class
+
+    def value(self, node: t.Node, exact: frozenset[type], conv: Conv | None, x: str, depth: int,
+              stack: tuple[Any, ...]) -> None:
+        """Write the check (or conversion) of the value in ``x``, leaving the result in ``x``."""
+        while isinstance(node, t.Described):
+            node = node.node
+        if exact:
+            self.emit(depth, f"if {_not_exact(exact, x)}: raise _Surprise")
+            return
+        if isinstance(node, t.Array) and node.kind in (list, tuple) and _exact(node.item):
+            # a list arrives frozen as a tuple: copy it to the kind asked for (a list), or keep it
+            given, copy = ("tuple", f"[*{x}]") if node.kind is list else ("list", f"(*{x},)")
+            self.emit(depth, f"if type({x}) is {given}: {x} = {copy}")
+            self.emit(depth, f"elif type({x}) is not {node.kind.__name__}: raise _Surprise")
+            item = _exact(node.item)
+            if item == {str}:
+                self.emit(depth, f"''.join({x})")  # in C: a TypeError (a surprise) for an item that is not a str
+            else:
+                i = self.name("i")
+                self.emit(depth, f"for {i} in {x}:")
+                self.emit(depth + 1, f"if {_not_exact(item, i)}: raise _Surprise")
+            return
+        if isinstance(node, t.Choice):
+            table = self.name("t", _choice_table(node))
+            convert = self.name("c", conv if conv is not None else _choice(node))
+            self.emit(depth, f"{x} = {table}[{x}] if type({x}) is str else {convert}({x})")
+            return
+        if isinstance(node, t.Ref):
+            shape = self.shapes.get(node.cls)
+            if shape is not None and node.cls not in stack and self.budget >= len(shape.fields):
+                self.budget -= len(shape.fields)
+                self.emit(depth, f"if type({x}) is not FrozenDict and type({x}) is not dict: raise _Surprise")
+                self.emit(depth, f"if len({x}) != {len(shape.fields)}: raise _Surprise")
+                out = self.fields(shape, x, depth, (*stack, node.cls))
+                self.make(shape, out, depth, top=False)
+                self.emit(depth, f"{x} = {out[0]}")
+                return
+        if isinstance(node, t.Union_) and len(node.members) == 2 and t.Scalar(t.NoneType) in node.members:
+            other = next(m for m in node.members if m != t.Scalar(t.NoneType))
+            if not t.accepts_null(other):  # X | None: None is None, anything else must be an X
+                self.emit(depth, f"if {x} is not None:")
+                self.value(other, _exact(other), None, x, depth + 1, stack)
+                return
+        convert = self.name("c", conv if conv is not None else self.builder.conv(node))
+        self.emit(depth, f"{x} = {convert}({x})")
+
+    def make(self, shape: _Shape, out: tuple[str, list[str]], depth: int, top: bool) -> None:
+        """Write the making of the object ``out[0]`` from its fields' values ``out[1]``."""
+        o, names = out
+        recipe = shape.recipe
+        if recipe is None:  # keyword arguments for the class's own __init__ (or a function's)
+            kwargs = ", ".join(f"{f.name!r}: {x}" for f, x in zip(shape.fields, names) if not f.null_is_default)
+            self.emit(depth, f"{o} = {{{kwargs}}}")
+            for f, x in zip(shape.fields, names):
+                if f.null_is_default:
+                    self.emit(depth, f"if {x} is not MISS: {o}[{f.name!r}] = {x}")
+            if shape.make is not None:
+                self.emit(depth, f"{o} = {self.name('m', shape.make)}({o})")
+            return
+        given = {f.name: x for f, x in zip(shape.fields, names)}
+        values = []
+        for name, init, default, factory in recipe.fields:
+            if init:
+                values.append((name, given[name]))
+            elif factory is not dataclasses.MISSING:
+                values.append((name, self.name("f", factory) + "()"))
+            elif default is not dataclasses.MISSING:
+                values.append((name, self.name("d", default)))
+        self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
+        if recipe.setters is None:  # storing into the new __dict__ costs less than replacing it
+            d = self.name("d")
+            self.emit(depth, f"{d} = {o}.__dict__")
+            for name, x in values:
+                self.emit(depth, f"{d}[{name!r}] = {x}")
+        else:
+            for name, x in values:
+                self.emit(depth, f"{self.name('s', recipe.setters[name])}({o}, {x})")
+        if recipe.post_init:
+            if not top:  # inside the try: a ValueError sends the whole object to the full path
+                self.emit(depth, f"{o}.__post_init__()")
+                return
+            self.emit(depth, "try:")
+            self.emit(depth + 1, f"{o}.__post_init__()")
+            self.emit(depth, "except ValidationError:")
+            self.emit(depth + 1, "raise")
+            self.emit(depth, "except ValueError as e:")
+            self.emit(depth + 1, f"raise _refused({self.name('label', shape.obj.name)}, e) from e")
+
+
+def _not_exact(exact: frozenset[type], x: str) -> str:
+    """Return the test that the value in ``x`` is none of the types ``exact``."""
+    tests = sorted(f"type({x}) is not {tp.__name__}" for tp in exact if tp not in (bool, t.NoneType))
+    if bool in exact:  # two identity tests cost less than a call of type()
+        tests.append(f"{x} is not True and {x} is not False")
+    if t.NoneType in exact:
+        tests.append(f"{x} is not None")
+    return " and ".join(tests)
+
+
+class _Recipe:
+    """How the ``__init__`` that ``dataclasses`` generates makes an instance of ``cls``.
+
+    ``fields``: every field in order as (name, init, default, factory); ``setters``: the slot
+    descriptors' ``__set__`` by name, or None for a class with a ``__dict__``.
     """
-    scope: dict[str, Any] = {"size": size, "checked": checked, "make": make, "type_error": type_error,
-                             "ValidationError": ValidationError, "_Surprise": _Surprise}
-    pad = " " * 12
-    body, fields, later = [], [], []
-    for i, (name, exact) in enumerate(plain):
-        scope[f"e{i}"] = exact
-        body.append(f"{pad}x{i} = v[{name!r}]")
-        if name in may_be_null:
-            body.append(f"{pad}if type(x{i}) not in e{i} and x{i} is not None: raise _Surprise")
-            later.append(f"{pad}if x{i} is not None: kwargs[{name!r}] = x{i}")
-        else:
-            body.append(f"{pad}if type(x{i}) not in e{i}: raise _Surprise")
-            fields.append(f"{name!r}: x{i}")
-    for i, (name, conv) in enumerate(others):
-        scope[f"c{i}"] = conv
-        if name in may_be_null:
-            body.append(f"{pad}y{i} = v[{name!r}]")
-            body.append(f"{pad}if y{i} is not None: y{i} = c{i}(y{i})")
-            later.append(f"{pad}if y{i} is not None: kwargs[{name!r}] = y{i}")
-        else:
-            body.append(f"{pad}y{i} = c{i}(v[{name!r}])")
-            fields.append(f"{name!r}: y{i}")
-    body.append(f"{pad}kwargs = {{{', '.join(fields)}}}")
-    exec(_FAST.format(body="\n".join(body + later)), scope)
-    compiled: Conv = scope["conv_object"]
-    return compiled
+
+    __slots__ = ("cls", "fields", "setters", "post_init")
+
+    def __init__(self, cls: type, setters: dict[str, Callable[[Any, Any], None]] | None) -> None:
+        self.cls = cls
+        self.fields = [(f.name, f.init, f.default, f.default_factory) for f in dataclasses.fields(cls)]
+        self.setters = setters
+        self.post_init = getattr(cls, "__post_init__", None) is not None
 
 
-def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
-    """Return how to make an instance of dataclass ``cls`` from checked keyword arguments.
+def _recipe(cls: type) -> _Recipe | None:
+    """Return how to make ``cls`` directly, or None when its own ``__init__`` must be called.
 
     A frozen dataclass's generated ``__init__`` stores each field through
     ``object.__setattr__`` (most of the cost of building one). When ``cls`` uses exactly that
-    generated ``__init__`` (found by the ``__dataclass_builtins_object__`` name only it uses),
-    do what it does — fill the defaults, store the fields, call ``__post_init__`` — directly.
-    Any other class is called normally.
+    generated ``__init__`` (found by the ``__dataclass_builtins_object__`` name only it uses)
+    and ``object.__new__``, making it directly — fill the defaults, store the fields (into the
+    slots, or the instance's ``__dict__``), call ``__post_init__`` — gives the same instance.
+    Any other class (its own ``__init__``, mixed slots, a descriptor-typed field) is called.
     """
     init = cls.__dict__.get("__init__")
     code = getattr(init, "__code__", None)
@@ -274,24 +451,27 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
         or "__dataclass_builtins_object__" not in code.co_freevars
         or getattr(cls, "__new__") is not object.__new__
     ):
+        return None
+    slots = {f.name: getattr(cls, f.name, None) for f in dataclasses.fields(cls)}
+    if all(type(s) is MemberDescriptorType for s in slots.values()):
+        return _Recipe(cls, {name: s.__set__ for name, s in slots.items()})  # type: ignore[union-attr]  # all() checked every slot
+    if any(type(s) is MemberDescriptorType or hasattr(type(s), "__set__") for s in slots.values()):
+        return None  # some slots, or a descriptor-typed field, which __init__ assigns through __set__
+    return _Recipe(cls, None)
+
+
+def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
+    """Return how to make an instance of dataclass ``cls`` from checked keyword arguments (see ``_recipe``)."""
+    recipe = _recipe(cls)
+    if recipe is None:
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
-    fields = dataclasses.fields(cls)
-    defaults = [
-        (f.name, f.default, f.default_factory, f.init)
-        for f in fields
-        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-    ]
-    fill = [(name, default, factory) for name, default, factory, init in defaults if init]
-    always = [(name, default, factory) for name, default, factory, init in defaults if not init]
-    size = sum(1 for f in fields if f.init)
-    post_init = getattr(cls, "__post_init__", None)
-    slots = [getattr(cls, f.name, None) for f in fields]
-    if all(type(s) is MemberDescriptorType for s in slots):
-        setters = [(f.name, s.__set__) for f, s in zip(fields, slots)]  # type: ignore[union-attr]  # the all() above checked every slot
-    elif any(type(s) is MemberDescriptorType for s in slots):
-        return _refusing(cls, label, lambda kwargs: cls(**kwargs))
-    else:
-        setters = None
+    fill = [(name, default, factory) for name, init, default, factory in recipe.fields
+            if init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
+    always = [(name, default, factory) for name, init, default, factory in recipe.fields
+              if not init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
+    size = sum(1 for _, init, _, _ in recipe.fields if init)
+    setters = None if recipe.setters is None else list(recipe.setters.items())
+    post_init = recipe.post_init
     new = object.__new__
     set_dict = object.__setattr__
 
@@ -309,7 +489,7 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
             for name, setter in setters:
                 if name in kwargs:
                     setter(obj, kwargs[name])
-        if post_init is not None:
+        if post_init:
             try:
                 obj.__post_init__()
             except ValidationError:
@@ -339,8 +519,13 @@ def _refusing(cls: type, label: str, make: Callable[[dict[str, Any]], Any]) -> C
     return make_checked
 
 
+def _choice_table(node: t.Choice) -> dict[object, Any]:
+    """Return the members of a ``Literal`` or ``Enum`` by the ``json_key`` of their JSON values."""
+    return {json_key(v): m for v, m in zip(node.values, node.members)}
+
+
 def _choice(node: t.Choice) -> Conv:
-    table = {json_key(v): m for v, m in zip(node.values, node.members)}
+    table = _choice_table(node)
     kinds = list(dict.fromkeys(t.JSON_TYPES[type(v)] for v in node.values))
     tests = [TYPE_TESTS[k] for k in kinds]
     expected = " or ".join(kinds)
