@@ -142,7 +142,18 @@ class Tree:
     note: Optional[str] = None
 
 
-SHAPES = [EditFile, LineRange, Slotted, Checked, Outer, Deep, Tree, Optional[EditFile], list[Slotted]]
+@dataclasses.dataclass(frozen=True)
+class Empty:
+    pass
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Holder:
+    empty: Empty
+    nothing: Optional[Empty] = None
+
+
+SHAPES = [EditFile, LineRange, Slotted, Checked, Outer, Deep, Tree, Optional[EditFile], list[Slotted], Holder]
 MODES = {"arguments": (False, True), "strict": (True, False), "loose": (False, False)}
 
 
@@ -292,3 +303,11 @@ def test_arguments_as_matches_the_full_path(value: Any) -> None:
     assert got[0] == want[0] and (_same(got[1], want[1]) if got[0] == "value" else got == want)
     assert _arguments_builder(EditFile) is _arguments_builder(EditFile)
     assert type(call.arguments) is FrozenDict
+
+
+def test_dataclasses_without_fields() -> None:
+    assert ToolCall("c", "e", {}).arguments_as(Empty) == Empty()
+    assert build(Holder, {"empty": {}, "nothing": {}}) == Holder(Empty(), Empty())
+    with pytest.raises(ValidationError) as caught:
+        build(Holder, {"empty": {"x": 1}, "nothing": None})
+    assert (caught.value.path, caught.value.code) == ("empty.x", "unexpected")

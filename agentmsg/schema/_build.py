@@ -285,7 +285,7 @@ class _Writer:
         self.scope["slow"] = slow
         self.budget -= len(shape.fields)
         out = self.fields(shape, "v", 3, (shape.obj.cls,))
-        body = "\n".join(self.lines)
+        body = "\n".join(self.lines) or "            pass"  # a dataclass without fields
         self.lines = []
         self.make(shape, out, 2, top=True)
         self.emit(2, f"return {out[0]}")
