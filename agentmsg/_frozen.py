@@ -136,6 +136,7 @@ _SCALARS = frozenset((int, bool, type(None)))
 # Python turns an integer of more than 4,300 digits into text only when told to
 # (``sys.set_int_max_str_digits``): every encoder would fail on it later, so it is refused here.
 _BIG = 10**4300
+_NEG_BIG = -_BIG  # computed once: "-_BIG" in a check would build a 1.8 kB integer per call
 _TOO_BIG = "an integer of more than 4300 digits is too large (no JSON encoder writes it)"
 
 
@@ -144,7 +145,7 @@ def _freeze(value: object) -> Any:
     if t is str:
         return value if value.isascii() else check_text(value, "")  # type: ignore[attr-defined,arg-type]  # type() is str checked above, faster than isinstance
     if t is int:
-        if not -_BIG < value < _BIG:  # type: ignore[operator]  # type() is int checked above
+        if not _NEG_BIG < value < _BIG:  # type: ignore[operator]  # type() is int checked above
             raise ValidationError(_TOO_BIG, "", "size")
         return value
     if t in _SCALARS:
@@ -184,7 +185,7 @@ def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
                     check_text(item, "")
                 continue
             if t is int:
-                if not -_BIG < item < _BIG:
+                if not _NEG_BIG < item < _BIG:
                     raise ValidationError(_TOO_BIG, "", "size")
                 continue
             if t in _SCALARS:
@@ -231,7 +232,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
                 except ValidationError as exc:
                     raise exc.prefixed(key) from None
         elif t is int:
-            if not -_BIG < item < _BIG:
+            if not _NEG_BIG < item < _BIG:
                 raise ValidationError(_TOO_BIG, key, "size")
         elif t is float:
             if item - item != 0.0:
@@ -252,11 +253,10 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
                     nested = [key]
                 else:
                     nested.append(key)
-    _set_nested(frozen, () if nested is None else tuple(nested))
+    frozen._nested = () if nested is None else tuple(nested)
     return frozen
 
 
-_set_nested = FrozenDict.__dict__["_nested"].__set__
 _dict_set = dict.__setitem__
 
 

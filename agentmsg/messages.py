@@ -342,19 +342,30 @@ class ChatMessage:
         if is_error is None:
             is_error = False
         raw_reasoning = data.get("reasoning")
+        # the common user, assistant and tool messages: every rule of _check_rules written out,
+        # and the object built in place (see _make)
         if tool_call_id is None and is_error is False:
-            # the common user and assistant messages, every rule of _check_rules written out
             if role is USER and not calls and content is not None:
                 if raw_reasoning:
                     _check_reasoning((None,), USER)  # raises: only assistants carry reasoning
-                return _make(USER, content, (), None, False)
-            if role is ASSISTANT and raw_reasoning is None and (content is not None or calls) and _unique_ids(calls):
-                return _make(ASSISTANT, content, calls, None, False)
-        elif (
-            role is TOOL and type(tool_call_id) is str and tool_call_id and tool_call_id.isascii()
-            and (is_error is False or is_error is True) and content is not None and not calls and raw_reasoning is None
-        ):
-            return _make(TOOL, content, (), tool_call_id, is_error)
+                fast = True
+            else:
+                fast = role is ASSISTANT and raw_reasoning is None and (content is not None or calls != ()) and _unique_ids(calls)
+        else:
+            fast = (
+                role is TOOL and type(tool_call_id) is str and tool_call_id != "" and tool_call_id.isascii()
+                and (is_error is False or is_error is True) and content is not None and not calls and raw_reasoning is None
+            )
+        if fast:
+            obj: Any = new(_ChatMessageSlots)
+            obj.role = role
+            obj.content = content
+            obj.tool_calls = calls
+            obj.tool_call_id = tool_call_id
+            obj.is_error = is_error
+            obj.reasoning = ()
+            obj.__class__ = ChatMessage
+            return obj  # type: ignore[no-any-return]  # a ChatMessage now (slots_twin)
         _check_rules(role, content, calls, tool_call_id, is_error)
         if raw_reasoning:
             return _make(role, content, calls, tool_call_id, is_error, _reasoning_from_json(raw_reasoning, role))
