@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ._checks import check_text, expected, map_items, missing, type_name
 from .errors import ValidationError
 
 __all__ = ["FrozenDict", "check_json_object", "freeze_json", "freeze_object", "thaw_json"]
+
+
+Nested = tuple[tuple[str, Callable[[Any], Any]], ...]
 
 
 def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -36,7 +40,7 @@ class FrozenDict(dict[str, Any]):
 
     __slots__ = ("_hash", "_nested")
     _hash: int  # the hash, cached on first use
-    _nested: tuple[str, ...]  # set by freeze_json: the keys whose values are containers
+    _nested: Nested  # set by freeze_json: the keys whose values are containers, and how to thaw each
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable
     __ior__ = _immutable
@@ -128,10 +132,11 @@ def freeze_object(value: dict[Any, Any], path: str) -> FrozenDict:
 # the local key and each level adds its own key as the error passes (``prefixed``), so valid
 # input pays nothing for paths. Each walker makes one pass: it checks the scalars in place and
 # freezes the containers as it meets them, copying the input only when a container is replaced.
-# A FrozenDict made here carries ``_nested``, the keys whose values are containers (an empty
-# tuple when none is): having it marks the object as already checked, and it tells ``thaw_json``
-# which values to copy, so a flat object thaws in one ``dict()`` call and a nested one visits
-# only its containers.
+# A FrozenDict made here carries ``_nested``: for each key whose value is a container, the
+# function that thaws it (``list`` or ``dict`` for a flat one, a walker otherwise), an empty
+# tuple when no value is a container. Having it marks the object as already checked, and it
+# tells ``thaw_json`` which values to copy and how: a flat object thaws in one ``dict()`` call,
+# a nested one with one call per container and no type test.
 _SCALARS = frozenset((int, bool, type(None)))
 # Python turns an integer of more than 4,300 digits into text only when told to
 # (``sys.set_int_max_str_digits``): every encoder would fail on it later, so it is refused here.
@@ -174,6 +179,12 @@ def _freeze(value: object) -> Any:
 
 
 def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
+    frozen = _freeze_seq(items)
+    return frozen if type(frozen) is tuple else tuple(frozen)
+
+
+def _freeze_seq(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...] | list[Any]:
+    """Return ``items`` checked: a tuple when it holds no container, else a list of frozen items."""
     out: list[Any] | None = None
     i = -1
     try:
@@ -206,7 +217,7 @@ def _freeze_list(items: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
     except ValidationError as exc:
         raise exc.prefixed(i) from None
     if out is not None:
-        return tuple(out)
+        return out
     return items if type(items) is tuple else tuple(items)
 
 
@@ -218,7 +229,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
         except AttributeError:
             pass
     frozen = _new_frozen(value)
-    nested: list[str] | None = None
+    nested: list[tuple[str, Callable[[Any], Any]]] | None = None
     for key, item in value.items():
         if type(key) is not str:
             raise ValidationError(f"object keys must be strings, got {type_name(key)}", "", "type")
@@ -241,18 +252,25 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
             try:
                 if t is dict or t is FrozenDict:
                     item = _freeze_dict(item)
+                    thaw: Callable[[Any], Any] = _thaw_nested if item._nested else dict
                 elif t is list or t is tuple:
-                    item = _freeze_list(item)
+                    item = _freeze_seq(item)
+                    if type(item) is tuple:
+                        thaw = list
+                    else:
+                        item = tuple(item)
+                        thaw = _thaw_list
                 else:
                     item = _freeze(item)
+                    thaw = thaw_json
             except ValidationError as exc:
                 raise exc.prefixed(key) from None
             _dict_set(frozen, key, item)
             if type(item) is tuple or type(item) is FrozenDict:
                 if nested is None:
-                    nested = [key]
+                    nested = [(key, thaw)]
                 else:
-                    nested.append(key)
+                    nested.append((key, thaw))
     frozen._nested = () if nested is None else tuple(nested)
     return frozen
 
@@ -285,17 +303,16 @@ def thaw_json(value: Any) -> Any:
 # The walkers copy a container, then replace the containers in the copy. A FrozenDict made by
 # freeze_json names them (``_nested``) and holds only such FrozenDicts and tuples, so
 # ``thaw_checked`` visits just those keys; anything else is walked value by value.
-def thaw_checked(value: FrozenDict, nested: tuple[str, ...]) -> dict[str, Any]:
+def thaw_checked(value: FrozenDict, nested: Nested) -> dict[str, Any]:
     """Thaw a FrozenDict freeze_json made, given its ``_nested`` (non-empty): the hot path of ``to_dict``."""
     out = dict(value)
-    for key in nested:
-        item = out[key]
-        if type(item) is tuple:
-            out[key] = _thaw_list(item)
-        else:
-            inner = item._nested
-            out[key] = thaw_checked(item, inner) if inner else dict(item)
+    for key, thaw in nested:
+        out[key] = thaw(out[key])
     return out
+
+
+def _thaw_nested(value: FrozenDict) -> dict[str, Any]:
+    return thaw_checked(value, value._nested)
 
 
 def _thaw_dict(value: Any) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def _containers(value: Any) -> tuple[str, ...]:
 @given(st.dictionaries(st.text(max_size=4), _JSON, max_size=5))
 def test_freeze_marks_exactly_the_keys_holding_containers(value: dict[str, Any]) -> None:
     frozen = freeze_json(value)
-    assert frozen._nested == _containers(value)
+    assert tuple(key for key, _ in frozen._nested) == _containers(value)
     assert freeze_json(frozen) is frozen  # the mark says "already checked"
     assert thaw_json(frozen) == value and _plain(thaw_json(frozen))
 
