@@ -69,7 +69,7 @@ class Slotted:
 
 @dataclasses.dataclass(frozen=True)
 class Checked:
-    """Normalizes in ``__post_init__`` and refuses a bad value with a ValueError."""
+    """Changes a field in ``__post_init__`` (once: "!" each run) and refuses a bad value with a ValueError."""
 
     low: int
     high: int = 10
@@ -80,7 +80,7 @@ class Checked:
     def __post_init__(self) -> None:
         if self.low > self.high:
             raise ValueError("low above high")
-        object.__setattr__(self, "label", self.label.upper())
+        object.__setattr__(self, "label", self.label + "!")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -262,7 +262,7 @@ def test_post_init_runs_once_and_its_value_error_is_refused_with_the_path() -> N
     outer = builder({"checked": {"low": 1, "high": None, "label": "ok"}, "when": "2024-01-01T00:00:00Z",
                      "day": None, "pair": [1, "a"], "table": {"x": 1}, "either": "s", "ratio": 2.5, "tags": ["t"]})
     assert calls == []
-    assert outer.checked == Checked(1, 10, "ok") and outer.checked.label == "OK" and outer.checked.made == []
+    assert outer.checked == Checked(1, 10, "ok") and outer.checked.label == "ok!" and outer.checked.made == []
     assert outer.checked.seen == ("seen",) and outer.tags == frozenset({"t"}) and outer.pair == (1, "a")
     with pytest.raises(ValidationError) as caught:
         builder({"checked": {"low": 11, "high": 10, "label": "x"}, "when": "2024-01-01T00:00:00Z", "day": None,
