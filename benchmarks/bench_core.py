@@ -186,13 +186,15 @@ def main() -> None:
         rows.append((f"{name}: from_dict", ns_per_op(lambda: parse(doc)), p["from_dict"]))
         rows.append((f"{name}: JSON round trip", ns_per_op(lambda: load_json(dump_json(message))), p["json"]))
 
-    # A 1,000-message conversation: user / assistant-with-tools / tool / assistant, repeated.
-    conversation: list[dict[str, Any]] = []
+    # A 1,000-message conversation: the system prompt, then user / assistant-with-tools / tool /
+    # assistant, repeated (ConversationHistory requires the system message first).
+    conversation: list[dict[str, Any]] = [{"role": "system", "content": "You write files."}]
     for i in range(250):
         conversation.append({"role": "user", "content": f"{USER_TEXT} ({i})"})
         conversation.append({"role": "assistant", "tool_calls": [{"id": f"c{i}", "name": "write_file", "arguments": ARGS_A}]})
         conversation.append({"role": "tool", "tool_call_id": f"c{i}", "content": RESULT_TEXT})
         conversation.append({"role": "assistant", "content": "Done."})
+    del conversation[1000:]  # ends on a tool message: complete
     conv_peers: dict[str, float | None] = {}
     if pyd is not None:
         conv_peers["pydantic"] = ns_per_op(lambda: pyd[3].validate_python(conversation), repeat=3)
