@@ -253,7 +253,7 @@ class ToolCall:
                 raise InvalidArgumentsError(
                     f"expected a JSON object, got {type_name(value)}", code="type", raw_arguments=text
                 )
-        return make_tool_call(_check_id(id, "id"), check_name(name), _check_arguments(value))
+        return ToolCall(id, name, value)  # __init__ checks the id, the name and the arguments
 
     @overload
     def get_argument(self, key: str, type: type[list[Any]]) -> tuple[Any, ...] | None: ...
@@ -376,16 +376,6 @@ def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
 
 
 _build: Callable[[Any, Any, bool | None], Any] = _load_build
-
-
-def make_tool_call(id: str, name: str, arguments: FrozenDict) -> ToolCall:
-    """Build a ToolCall from checked values (private fast path)."""
-    obj: Any = new(_ToolCallSlots)
-    obj.id = id
-    obj.name = name
-    obj.arguments = arguments
-    obj.__class__ = ToolCall
-    return obj  # type: ignore[no-any-return]  # a ToolCall now (slots_twin)
 
 
 def tool_call_from_dict(data: Any) -> ToolCall:
