@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,7 +25,17 @@ __all__ = [
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
-_HTTP_URL = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE)
+
+
+# The patterns are compiled on first use, not when the module loads: each stub rebinds its
+# global to the compiled pattern's method, so later calls pay nothing.
+def _load_http_url(text: str) -> re.Match[str] | None:
+    global _http_url
+    _http_url = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE).fullmatch
+    return _http_url(text)
+
+
+_http_url: Callable[[str], re.Match[str] | None] = _load_http_url
 
 
 def _check_base64(data: object, path: str) -> str:
@@ -61,7 +72,7 @@ def _check_url(url: object, path: str = "url") -> str:
         _check_media_type(parts[0], path)
         _check_base64(parts[1], path)
         return url
-    if _HTTP_URL.fullmatch(url) is None:
+    if _http_url(url) is None:
         raise ValidationError("must be an http(s) URL or a data: URL", path, "pattern")
     return url
 
@@ -313,7 +324,13 @@ def _missing(key: str) -> Any:
 
 # -- reasoning ----------------------------------------------------------------------------------
 
-_PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.ASCII)
+def _load_provider(text: str) -> re.Match[str] | None:
+    global _provider
+    _provider = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.ASCII).fullmatch
+    return _provider(text)
+
+
+_provider: Callable[[str], re.Match[str] | None] = _load_provider
 
 
 def _check_opt(value: object, path: str) -> str | None:
@@ -337,7 +354,7 @@ def _check_reasoning(
     if provider is not None:
         if type(provider) is not str:
             raise ValidationError(f"expected a string, got {type_name(provider)}", "provider", "type")
-        if _PROVIDER.fullmatch(provider) is None:
+        if _provider(provider) is None:
             raise ValidationError("must be a provider name: lowercase letters, digits, '_' or '-'", "provider", "pattern")
     id = _check_opt(id, "id")
     anchor = _check_opt(anchor, "anchor")
