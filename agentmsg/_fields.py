@@ -26,7 +26,8 @@ costs what hand-written code costs (a prototype that looped over the table at ru
 3-10% on decode and 55-75% on construction). ``to_dict`` stays a literal dict in each class.
 ``SOURCE`` keeps the generated text, for reading and debugging.
 
-``new`` and ``slot_setters`` are the same fast path by hand, for the core types' factories.
+``new`` and ``slot_setters`` (from ``_slots``) are the same fast path by hand, for the core types'
+factories.
 """
 
 from __future__ import annotations
@@ -36,39 +37,17 @@ from dataclasses import MISSING, fields as dataclass_fields
 from typing import Any, NamedTuple, TypeVar
 
 from ._checks import check_array, check_choice, check_keys, check_object, expect_object, map_items, missing
+from ._slots import new, slot_setters, slots_twin
 from .errors import ValidationError
 
 __all__ = ["slot_setters", "slots_twin", "new", "wire", "wired", "nested", "each", "SOURCE"]
 
-new = object.__new__
 _T = TypeVar("_T", bound=type)
 _ROW = "agentmsg.wire"
 _FACTORY = object()  # the default of an argument whose field has a default_factory
 
 SOURCE: dict[str, str] = {}
 """The generated source of each class's functions, by qualified name."""
-
-
-def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
-    """Return the raw slot setters of ``cls`` for ``names``, in order."""
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-def slots_twin(cls: type) -> type:
-    """Return a class with the slots of the frozen slotted ``cls`` and nothing else: its builder.
-
-    The cheapest way to make a frozen instance from checked values (issue 19): make a twin,
-    store each field with a plain attribute store (what a mutable slotted class compiles to,
-    ~20 times cheaper than a slot setter's call), then give the object its real class,
-    ``obj.__class__ = cls``, which CPython allows between classes of the same layout::
-
-        obj = new(_Twin); obj.id = id; obj.name = name; obj.__class__ = ToolCall
-
-    The result is a ``cls`` in every way (``type``, equality, hashing, pickling, ``replace``);
-    ``tests/test_fast_paths.py`` checks it for each twin.
-    """
-    twin = type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__dict__["__slots__"], "__module__": cls.__module__})
-    return twin
 
 
 class Wire(NamedTuple):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._checks import check_text, expect_object, get_str, type_name
-from ._fields import new, slot_setters
+from ._slots import new, slot_setters
 from ._images import is_base64, split_data_url
 from .errors import ValidationError
 

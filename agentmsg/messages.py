@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
-from ._fields import new, slot_setters, slots_twin
+from ._slots import new, slot_setters, slots_twin
 from ._frozen import thaw_checked
 from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
 from .errors import ValidationError

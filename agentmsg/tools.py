@@ -10,7 +10,7 @@ from typing import Any, TypeVar, overload
 
 from ._checks import check_text, expect_object, get_bool, get_str, type_name
 from ._json import loads_strict
-from ._fields import new, slot_setters, slots_twin
+from ._slots import new, slot_setters, slots_twin
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 
