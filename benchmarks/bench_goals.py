@@ -225,24 +225,27 @@ with open(sys.argv[1], "rb") as f:
 """
 
 
-def import_ms_median(runs: int = 10) -> float:
-    """Median CPU ms of ``import agentmsg`` in fresh interpreters, with bytecode cached as installed.
+def import_ms_median(statement: str = "import agentmsg", runs: int = 10) -> float:
+    """Median CPU ms of ``statement`` in fresh interpreters, with bytecode cached as installed.
 
     ``PYTHONDONTWRITEBYTECODE`` would make every run compile the package from source (three times
-    the cost an installed package pays), so the runs get a bytecode cache of their own.
+    the cost an installed package pays), so the runs get a bytecode cache of their own, filled by
+    a first run of the same statement (``import agentmsg`` alone loads no submodule: a cache it
+    filled would leave the modules a name loads to be compiled in the timed runs).
     """
-    code = "import time; t = time.process_time(); import agentmsg; print(time.process_time() - t)"
+    code = f"import time; t = time.process_time(); {statement}; print(time.process_time() - t)"
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", "import agentmsg"], cwd=ROOT, env=env, check=True)
+        subprocess.run([sys.executable, "-c", statement], cwd=ROOT, env=env, check=True)
         return statistics.median(
             float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
                                  capture_output=True, text=True).stdout) * 1000
             for _ in range(runs))
 
 
-Row = tuple[str, str, str, Callable[[float], bool], float | None]
+# (workload, peer, goal, test of the goal (None: a row for information only), measured value)
+Row = tuple[str, str, str, Callable[[float], bool] | None, float | None]
 
 
 def main() -> int:
@@ -361,6 +364,9 @@ def main() -> int:
 
     import_ms = import_ms_median()
     rows.append(("import agentmsg (fresh interpreter, ms CPU)", "-", "<= 20 ms", lambda v: v <= 20, import_ms))
+    # The names load on first use (PEP 562): this row keeps the cost moved there in sight.
+    first_use_ms = import_ms_median("from agentmsg import ChatMessage, ToolCall")
+    rows.append(("from agentmsg import ChatMessage, ToolCall (first use)", "-", "—", None, first_use_ms))
 
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "conversation.json")
@@ -389,8 +395,10 @@ def main() -> int:
     print(f"\n{'workload':<62} {'peer':<42} {'goal':<22} {'measured':>9}  ")
     print("-" * 142)
     for name, peer, goal, ok, value in rows:
-        shown = "-" if value is None else (f"{value:.1f} ms" if "ms" in goal else f"{value:.2f}x")
-        print(f"{name:<62} {peer:<42} {goal:<22} {shown:>9}  {'met' if value is not None and ok(value) else 'MISSED'}")
+        in_ms = "ms" in goal or name.startswith(("import ", "from "))  # the import rows
+        shown = "-" if value is None else (f"{value:.1f} ms" if in_ms else f"{value:.2f}x")
+        status = "" if ok is None else "met" if value is not None and ok(value) else "MISSED"
+        print(f"{name:<62} {peer:<42} {goal:<22} {shown:>9}  {status}")
     print("(ratio = agentmsg CPU time / peer CPU time in the same run; below 1 means agentmsg is faster; "
           "peak memory includes the interpreter's own ~20 MB)")
     return 0
