@@ -155,6 +155,33 @@ def test_the_package_does_not_import_the_cli() -> None:
     assert result.stdout.strip() == "False"
 
 
+def test_the_cli_loads_records_events_and_provider_codecs_only_for_a_document_that_needs_them(tmp_path: Path) -> None:
+    # they cost the CLI's start-up more than the core types do; a chat log never needs them
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"role": "user", "content": "Hi"}\n{"role": "assistant", "content": "Hello"}\n')
+    record = sorted((Path(__file__).parent / "data" / "records" / "valid").glob("*.json"))[0]
+    response = tmp_path / "response.json"
+    response.write_text(json.dumps({"id": "r1", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hi"}}]}))
+    code = (
+        "import sys\n"
+        "from agentmsg.validate import main\n"
+        "lazy = ('agentmsg.records', 'agentmsg.events', 'agentmsg.providers')\n"
+        "for path in sys.argv[1:]:\n"
+        "    status = main(['--quiet', path])\n"
+        "    print('loaded:', status, sorted(m for m in sys.modules if m.startswith(lazy)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(chat), str(record), str(response)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    loaded = [line.removeprefix("loaded: ") for line in result.stdout.splitlines() if line.startswith("loaded: ")]
+    chat_line, record_line, response_line = loaded
+    assert chat_line == "0 []"
+    assert record_line.startswith("0 [") and "'agentmsg.records'" in record_line
+    assert "'agentmsg.providers.openai'" not in record_line
+    assert response_line.startswith("0 [") and "'agentmsg.providers.openai'" in response_line
+
+
 # -- output -----------------------------------------------------------------------------------
 
 

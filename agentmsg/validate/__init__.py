@@ -40,7 +40,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, NoReturn, TypeVar
 
 from .. import __version__
-from .. import records as _records
 from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
 from ._elements import ArrayReader, GiveUp
@@ -66,6 +65,7 @@ _MIN_PIECE = 1 << 20  # --jobs: a smaller file is checked in one process (starti
 _STREAM_MIN = 1 << 20  # a smaller JSON document is read whole (private: the tests lower it)
 _STREAM_CHUNK = _CHUNK  # the streamed document's read size (private: the tests lower it)
 _MAX_HELD = 10_000  # the most problems a streamed document holds before it is read whole instead
+_RECORDS_LOG = __name__.rpartition(".")[0] + ".records"  # its logger, named without loading it
 _DEPTH_MARGIN = 64  # frames (and nesting levels) of headroom the streamed check keeps; see _deeper
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
 _NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
@@ -708,7 +708,7 @@ def _work(task: tuple[str, int, int | None, int, str | None, int, bool]) -> tupl
     """Check one piece of a JSON Lines file in a worker process (``--jobs``)."""
     path, start, end, lineno, kind, max_bytes, quiet = task
     run = _Recorder(kind, max_bytes, quiet)
-    records_log = logging.getLogger(_records.__name__)
+    records_log = logging.getLogger(_RECORDS_LOG)
     records_log.addFilter(_drop)
     size = 0
     try:
@@ -1142,7 +1142,7 @@ def _run(argv: list[str] | None) -> int:
     if not args.quiet and _is_terminal(sys.stderr):
         run.progress = _Progress(sys.stderr)
     # Unknown records are reported as warnings in the report; keep their log lines off stderr.
-    records_log = logging.getLogger(_records.__name__)
+    records_log = logging.getLogger(_RECORDS_LOG)
     records_log.addFilter(_drop)
     try:
         with warnings.catch_warnings(record=True) as log:

@@ -27,14 +27,12 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from importlib import import_module
+
 from .._checks import expect_object, expected, map_items, missing
 from ..errors import ConversationOrderError, ValidationError
-from ..events import decode as decode_event
 from ..history import ConversationHistory, OrderCheck
 from ..messages import ChatMessage
-from ..providers import anthropic, gemini, ollama, openai, openai_responses
-from ..records import UnknownRecord
-from ..records import decode as decode_record
 from ..content import ReasoningPart
 from ..streaming import ToolCallDelta
 from ..messages import ToolResult
@@ -58,6 +56,29 @@ class Problems(Exception):
     def __init__(self, errors: list[ValidationError | ConversationOrderError]) -> None:
         super().__init__(f"{len(errors)} problems")
         self.errors = errors
+
+
+def _later(module: str, name: str) -> Callable[..., Any]:
+    """Return a stand-in for ``module.name`` that imports ``module`` on its first call.
+
+    The records, the events and the provider codecs cost the CLI more to import than the core
+    types do (start-up, felt on every small file): a log of chat messages never loads them.
+    ``import_module`` holds the module's import lock, so two threads get the same module.
+
+    >>> parse = _later("..providers.openai", "parse_response")
+    >>> parse.__qualname__
+    'providers.openai.parse_response'
+    """
+    target: Callable[..., Any] | None = None
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal target
+        if target is None:
+            target = getattr(import_module(module, __package__), name)
+        return target(*args, **kwargs)
+
+    call.__qualname__ = f"{module.lstrip('.')}.{name}"
+    return call
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +249,8 @@ def check_event(doc: Any) -> object:
     name = data.get("event")
     if name is None:
         raise missing("event")
+    from ..events import decode as decode_event
+
     try:
         payload = data["payload"]
         sender = "server" if name == "chat:init" and type(payload) is dict and "status" in payload else None
@@ -247,6 +270,9 @@ def check_record(doc: Any) -> object:
     ...     print(exc)
     data.old: is required
     """
+    from ..records import UnknownRecord
+    from ..records import decode as decode_record
+
     record = decode_record(doc)
     if type(record) is UnknownRecord:
         warnings.warn(
@@ -332,6 +358,8 @@ def _request(provider: str) -> Callable[[Any], None]:
             raise Problems(found)
 
     def lenient(body: dict[str, Any]) -> None:
+        from ..providers import anthropic, ollama, openai
+
         errors: list[ValidationError | ConversationOrderError] = []
         model = body.get("model")
         if type(model) is not str:  # vLLM takes "" for its one served model
@@ -406,6 +434,8 @@ def check_openai_messages(doc: Any) -> None:
     ...     print(exc)
     [1]: user and assistant messages must alternate: expected an assistant message
     """
+    from ..providers import openai
+
     if type(doc) is not list:
         raise expected("an array of messages", doc, "")
     refused = _wire.openai_messages(doc)
@@ -508,6 +538,8 @@ def check_responses_request(doc: Any) -> None:
     ...     print(exc)
     input: tool message must answer a pending tool call: unknown tool_call_id
     """
+    from ..providers import openai_responses
+
     body = expect_object(doc)
     errors: list[ValidationError | ConversationOrderError] = []
     if type(body.get("model")) is not str:
@@ -538,6 +570,8 @@ def check_gemini_request(doc: Any) -> None:
     ...     print(exc)
     contents: the user must speak first
     """
+    from ..providers import gemini
+
     body = expect_object(doc)
     errors: list[ValidationError | ConversationOrderError] = []
     messages: tuple[ChatMessage, ...] = ()
@@ -623,17 +657,17 @@ _REGISTRY = (
     Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
          items("role"), check_openai_messages, confirm=_openai_only),
     Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
-         fields("type", "function"), _tools_kind(_wire.openai_tools, openai.from_tools, True)),
+         fields("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), True)),
     Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
-         items("type", "function"), _tools_kind(_wire.openai_tools, openai.from_tools, False)),
+         items("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), False)),
     Kind("anthropic_tool", "one Anthropic tool definition {name, description, input_schema}",
-         fields("name", "input_schema"), _tools_kind(_wire.anthropic_tools, anthropic.from_tools, True)),
+         fields("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), True)),
     Kind("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
-         items("name", "input_schema"), _tools_kind(_wire.anthropic_tools, anthropic.from_tools, False)),
+         items("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), False)),
     Kind("ollama_tool", "one Ollama tool definition (the OpenAI shape; --kind ollama_tool to force it)",
-         fields("type", "function"), _tools_kind(_wire.ollama_tools, ollama.from_tools, True)),
+         fields("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), True)),
     Kind("ollama_tools", "an Ollama tools array (the OpenAI shape; --kind ollama_tools to force it)",
-         items("type", "function"), _tools_kind(_wire.ollama_tools, ollama.from_tools, False)),
+         items("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), False)),
     Kind("mcp_request", "an MCP JSON-RPC request {jsonrpc, id, method, params} (initialize, resources/*, tools/*...)",
          fields("jsonrpc", "id", "method"), _mcp_kind(_mcp.check_request)),
     Kind("mcp_notification", "an MCP JSON-RPC notification {jsonrpc, method, params} (no id)",
@@ -643,31 +677,31 @@ _REGISTRY = (
     Kind("mcp_error", "an MCP JSON-RPC error response {jsonrpc, id, error: {code, message}}",
          fields("jsonrpc", "id", "error"), _mcp_kind(_mcp.check_error)),
     Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
-         fields("choices"), openai.parse_response),
+         fields("choices"), _later("..providers.openai", "parse_response")),
     Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
-         fields("role", "content", "stop_reason"), anthropic.parse_response),
+         fields("role", "content", "stop_reason"), _later("..providers.anthropic", "parse_response")),
     Kind("ollama_response", "an Ollama /api/chat response body (or stream line) {model, message, done}",
-         fields("model", "message"), ollama.parse_response),
+         fields("model", "message"), _later("..providers.ollama", "parse_response")),
     Kind("openai_stream", "a recorded OpenAI stream: an array of chat.completion.chunk objects",
-         items("choices"), _stream(openai.StreamParser)),
+         items("choices"), _stream(_later("..providers.openai", "StreamParser"))),
     Kind("anthropic_stream", "a recorded Anthropic stream: an array of events {type, ...}",
-         items("type"), _stream(anthropic.StreamParser)),
+         items("type"), _stream(_later("..providers.anthropic", "StreamParser"))),
     Kind("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
-         items("model", "message"), _stream(ollama.StreamParser)),
+         items("model", "message"), _stream(_later("..providers.ollama", "StreamParser"))),
     Kind("reasoning_part", "a reasoning part {type: reasoning, text, signature, provider, ...}",
          _reasoning_keys, ReasoningPart.from_dict, "reasoning_part"),
     Kind("responses_request", "an OpenAI Responses request body {model, instructions, input, tools}",
          fields("model", "input"), check_responses_request),
     Kind("responses_response", "an OpenAI Responses response object {object, status, output, usage}",
-         fields("object", "output"), openai_responses.parse_response),
+         fields("object", "output"), _later("..providers.openai_responses", "parse_response")),
     Kind("responses_stream", "a recorded OpenAI Responses stream: an array of events {type, ...}",
-         items("type", "response"), _stream(openai_responses.StreamParser)),
+         items("type", "response"), _stream(_later("..providers.openai_responses", "StreamParser"))),
     Kind("gemini_request", "a Gemini generateContent request body {contents, systemInstruction, tools}",
          fields("contents"), check_gemini_request),
     Kind("gemini_response", "a Gemini GenerateContentResponse {candidates, usageMetadata}",
-         fields("candidates"), gemini.parse_response),
+         fields("candidates"), _later("..providers.gemini", "parse_response")),
     Kind("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",
-         items("candidates"), _stream(gemini.StreamParser)),
+         items("candidates"), _stream(_later("..providers.gemini", "StreamParser"))),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
