@@ -205,6 +205,18 @@ def test_null_for_a_defaulted_parameter_means_the_default(registry):
     assert run.results[0].output == {"url": "u", "retries": 3}
 
 
+def test_an_unhashable_annotation_leaves_the_other_parameters_typed():
+    # register refuses such an annotation; a Tool built by hand can still carry one
+    def fetch(url: str, tags: ["x"] = None, retries: int = 3) -> dict:  # type: ignore[valid-type]  # on purpose
+        return {"url": url, "tags": tags, "retries": retries}
+
+    registry = ToolRegistry()
+    registry.add(Tool(ToolDefinition("fetch", "Fetch.", {"type": "object"}, strict=False), fetch))
+    run = ToolExecutor(registry, ApprovalPolicy(default="auto")).process(
+        request(("fetch", {"url": "u", "tags": ["a"], "retries": None}))
+    )
+    assert run.results[0].output == {"url": "u", "tags": ("a",), "retries": 3}  # null for retries: its default
+
 def test_typed_parameters_are_built():
     class Unit(enum.Enum):
         C = "celsius"

@@ -552,9 +552,9 @@ _PLAIN = frozenset({str, int, float, bool, Any})
 
 def _builder(hint: Any) -> Callable[[Any], Any] | None:
     """Return the builder of ``hint``'s values, or None for a hint the schema generator does not support."""
-    if hint in _PLAIN:
-        return None
     try:
+        if hint in _PLAIN:  # an unhashable annotation (a list, say) raises here: not supported either
+            return None
         return _arguments_builder(hint)
     except TypeError:  # not supported: the JSON value is passed as it is
         return None
