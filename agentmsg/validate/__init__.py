@@ -65,7 +65,6 @@ _MIN_PIECE = 1 << 20  # --jobs: a smaller file is checked in one process (starti
 _STREAM_MIN = 1 << 20  # a smaller JSON document is read whole (private: the tests lower it)
 _STREAM_CHUNK = _CHUNK  # the streamed document's read size (private: the tests lower it)
 _MAX_HELD = 10_000  # the most problems a streamed document holds before it is read whole instead
-_RECORDS_LOG = __name__.rpartition(".")[0] + ".records"  # its logger, named without loading it
 _DEPTH_MARGIN = 64  # frames (and nesting levels) of headroom the streamed check keeps; see _deeper
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
 _NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
@@ -700,6 +699,11 @@ def _parallel(run: _Run, name: str, path: str, workers: int, pieces: Iterable[Pi
                 progress.advance(size, run.documents, run.findings)
 
 
+def _records_log() -> logging.Logger:
+    """Return agentmsg.records' logger, named without importing the module (it loads on first use)."""
+    return logging.getLogger(__name__.rpartition(".")[0] + ".records")
+
+
 def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -708,7 +712,7 @@ def _work(task: tuple[str, int, int | None, int, str | None, int, bool]) -> tupl
     """Check one piece of a JSON Lines file in a worker process (``--jobs``)."""
     path, start, end, lineno, kind, max_bytes, quiet = task
     run = _Recorder(kind, max_bytes, quiet)
-    records_log = logging.getLogger(_RECORDS_LOG)
+    records_log = _records_log()
     records_log.addFilter(_drop)
     size = 0
     try:
@@ -1142,7 +1146,7 @@ def _run(argv: list[str] | None) -> int:
     if not args.quiet and _is_terminal(sys.stderr):
         run.progress = _Progress(sys.stderr)
     # Unknown records are reported as warnings in the report; keep their log lines off stderr.
-    records_log = logging.getLogger(_RECORDS_LOG)
+    records_log = _records_log()
     records_log.addFilter(_drop)
     try:
         with warnings.catch_warnings(record=True) as log:
