@@ -119,3 +119,14 @@ def test_submodules_and_the_cli_still_import_directly() -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage:")
+
+
+def test_type_hints_of_the_public_dataclasses_still_resolve() -> None:
+    # why ``typing`` is still imported at run time by the core modules: get_type_hints (pydantic,
+    # the schema builder) needs ``Literal``/``Any`` in each module's globals; in a fresh interpreter
+    # so that no other test's imports help
+    out = run("import dataclasses, typing, agentmsg\n"
+              "names = [n for n in agentmsg.__all__ if dataclasses.is_dataclass(getattr(agentmsg, n))]\n"
+              "for name in names:\n    typing.get_type_hints(getattr(agentmsg, name))\n"
+              "print(len(names), typing.get_type_hints(agentmsg.ImageSource)['type'])")
+    assert out == ["10 typing.Literal['url', 'base64', 'file']"]
