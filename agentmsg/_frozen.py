@@ -228,8 +228,8 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
             return value  # made by freeze_json: already checked
         except AttributeError:
             pass
-    frozen = _new_frozen(value)
-    nested: list[tuple[str, Callable[[Any], Any]]] | None = None
+    out: dict[str, Any] | None = None  # a copy of value, made when a container is replaced
+    nested: list[tuple[str, Callable[[Any], Any]]]  # with out: the keys holding containers, how to thaw each
     for key, item in value.items():
         if type(key) is not str:
             raise ValidationError(f"object keys must be strings, got {type_name(key)}", "", "type")
@@ -265,17 +265,21 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
                     thaw = thaw_json
             except ValidationError as exc:
                 raise exc.prefixed(key) from None
-            _dict_set(frozen, key, item)
+            if out is None:
+                out = dict(value)
+                nested = []
+            out[key] = item
             if type(item) is tuple or type(item) is FrozenDict:
-                if nested is None:
-                    nested = [(key, thaw)]
-                else:
-                    nested.append((key, thaw))
-    frozen._nested = () if nested is None else tuple(nested)
+                nested.append((key, thaw))
+    if out is None:
+        frozen = _new_frozen(value)
+        frozen._nested = ()
+    else:
+        frozen = _new_frozen(out)
+        frozen._nested = tuple(nested)
     return frozen
 
 
-_dict_set = dict.__setitem__
 
 
 def thaw_json(value: Any) -> Any:
