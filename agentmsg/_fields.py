@@ -37,10 +37,10 @@ from dataclasses import MISSING, fields as dataclass_fields
 from typing import Any, NamedTuple, TypeVar
 
 from ._checks import check_array, check_choice, check_keys, check_object, expect_object, map_items, missing
-from ._slots import new, slot_setters, slots_twin
+from ._slots import new
 from .errors import ValidationError
 
-__all__ = ["slot_setters", "slots_twin", "new", "wire", "wired", "nested", "each", "SOURCE"]
+__all__ = ["wire", "wired", "nested", "each", "SOURCE"]
 
 _T = TypeVar("_T", bound=type)
 _ROW = "agentmsg.wire"

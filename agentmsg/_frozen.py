@@ -280,8 +280,6 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
     return frozen
 
 
-
-
 def thaw_json(value: Any) -> Any:
     """Return a plain, mutable copy of a frozen JSON value (dicts and lists).
 
