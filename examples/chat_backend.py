@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from agentmsg import ChatMessage, ToolCall, ToolResult  # noqa: E402
 from agentmsg import events as ev  # noqa: E402
-from agentmsg.store import MessageStore  # noqa: E402
+from agentmsg.io.store import MessageStore  # noqa: E402
 
 
 def clock() -> Any:

@@ -23,10 +23,10 @@ sys.path.insert(0, str(ROOT))  # run from a checkout, no install
 
 from agentmsg import ImageSource, ToolCall  # noqa: E402
 from agentmsg.context import ConversationContext  # noqa: E402
-from agentmsg.execution import ApprovalPolicy, ToolExecutor, ToolRegistry  # noqa: E402
-from agentmsg.files import PLANNER, FileResolver  # noqa: E402
-from agentmsg.mcp import McpClient, ResourceCache  # noqa: E402
-from agentmsg.recognition import ImageRecognizer  # noqa: E402
+from agentmsg.io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry  # noqa: E402
+from agentmsg.io.files import PLANNER, FileResolver  # noqa: E402
+from agentmsg.io.mcp import McpClient, ResourceCache  # noqa: E402
+from agentmsg.io.recognition import ImageRecognizer  # noqa: E402
 from agentmsg.records import FileReference, ImageRecord, McpResource, TextRecord, ToolRequest  # noqa: E402
 
 
