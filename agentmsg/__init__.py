@@ -33,6 +33,7 @@ __version__ = "0.1.0.dev0"
 # later lookups are plain attribute reads. ``import agentmsg.messages`` and ``from agentmsg.X
 # import ...`` work as before: importing a submodule never goes through ``__getattr__``.
 _LAZY = {
+    "AgentmsgError": "errors",
     "ChatMessage": "messages",
     "ContentPart": "content",
     "ConversationHistory": "history",
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     from ._frozen import FrozenDict
     from ._json import from_json, to_json
     from .content import ContentPart, ImagePart, ImageSource, ReasoningPart, TextPart
-    from .errors import ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
+    from .errors import AgentmsgError, ConversationOrderError, InvalidArgumentsError, ProcessingError, ValidationError
     from .formats import json_schema
     from .history import ConversationHistory
     from .messages import ChatMessage, ToolResult
@@ -94,6 +95,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = (
+    "AgentmsgError",
     "ChatMessage",
     "ContentPart",
     "ConversationHistory",

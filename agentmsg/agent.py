@@ -80,7 +80,7 @@ from typing import Any, Literal, Protocol
 from ._frozen import FrozenDict, thaw_json
 from ._time import now_wire_timestamp
 from .context import DENIED_RESULT
-from .errors import ConversationOrderError, ProcessingError, ValidationError
+from .errors import AgentStateError, ConversationOrderError, ProcessingError, ValidationError
 from .events import (
     ChatRequest,
     Completion,
@@ -125,27 +125,6 @@ class Provider(Protocol):
     def parse_response(self, body: Any) -> Response: ...
 
     StreamParser: Callable[[], Any]  # a class whose instances have feed(event) and finish()
-
-
-class AgentStateError(RuntimeError):
-    """A turn method was called in a state that does not allow it; the message names the state.
-
-    >>> str(AgentStateError("run_tools", "model"))
-    "run_tools() is not allowed in state 'model' (the turn needs: send request() to the model and receive() its answer)"
-    """
-
-    def __init__(self, method: str, state: str) -> None:
-        self.method = method
-        self.state = state
-        super().__init__(f"{method}() is not allowed in state {state!r} (the turn needs: {_NEXT[state]})")
-
-
-_NEXT = {
-    "model": "send request() to the model and receive() its answer",
-    "tools": "run_tools()",
-    "approval": "approve() or deny() each pending call",
-    "done": "nothing: read outcome",
-}
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -1,4 +1,11 @@
-"""The error family: every bad input raises a subclass of ``ValueError`` from here.
+"""The error family: everything agentmsg raises on purpose is an ``AgentmsgError``.
+
+``AgentmsgError`` is the one base a caller catches. Under it: ``ValidationError`` (bad data:
+a ``path`` and a ``code`` from ``CODES``; also a ``ValueError``), ``ConversationOrderError``
+(a message out of order: an ``index`` and a code from ``ORDER_CODES``; also a ``ValueError``),
+``ProcessingError`` (a processor's I/O failed: a file, a tool process, OCR, an MCP server, the
+store) and ``AgentStateError`` (a turn method called in a state that does not allow it; also a
+``RuntimeError``).
 
 >>> from . import ChatMessage
 >>> try:
@@ -40,7 +47,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["CODES", "ORDER_CODES", "ValidationError", "ConversationOrderError", "InvalidArgumentsError", "ProcessingError"]
+__all__ = [
+    "CODES",
+    "ORDER_CODES",
+    "AgentmsgError",
+    "ValidationError",
+    "ConversationOrderError",
+    "InvalidArgumentsError",
+    "ProcessingError",
+    "AgentStateError",
+]
 
 # The stable codes of ``ValidationError``: one per kind of rule, one word each. Tools and tests
 # match on ``code`` and ``path``, never on the wording. README's error table shows this one.
@@ -106,7 +122,24 @@ def _join(key: str | int, path: str) -> str:
     return f"{head}.{path}"
 
 
-class ValidationError(ValueError):
+class AgentmsgError(Exception):
+    """The base of every error agentmsg raises on purpose: catch it to catch them all.
+
+    >>> from . import ChatMessage
+    >>> try:
+    ...     ChatMessage.from_dict({"role": "pilot"})
+    ... except AgentmsgError as exc:
+    ...     print(type(exc).__name__, exc.code)
+    ValidationError value
+
+    Every subclass carries ``message`` (the rule, never the data) and a stable ``code``.
+    """
+
+    message: str
+    code: str
+
+
+class ValidationError(AgentmsgError, ValueError):
     """A document or value broke a rule; ``path`` says where, ``code`` says which kind of rule.
 
     >>> err = ValidationError("must not be empty", path="name", code="value")
@@ -145,7 +178,7 @@ def _rebuild(cls: type[ValidationError], state: dict[str, object]) -> Validation
     return err
 
 
-class ConversationOrderError(ValueError):
+class ConversationOrderError(AgentmsgError, ValueError):
     """A message was added where the conversation's order does not allow it.
 
     ``index`` is the position the message would have taken; ``code`` names the rule
@@ -188,7 +221,7 @@ class InvalidArgumentsError(ValidationError):
         self.raw_arguments = raw_arguments
 
 
-class ProcessingError(Exception):
+class ProcessingError(AgentmsgError):
     """A processor's I/O failed (a file, a tool process, OCR, an MCP server); ``code`` says how.
 
     Processors catch these and record them on the failed record; they reach callers only from
@@ -207,3 +240,31 @@ class ProcessingError(Exception):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.message, self.code))
+
+
+class AgentStateError(AgentmsgError, RuntimeError):
+    """A turn method was called in a state that does not allow it; the message names the state.
+
+    >>> str(AgentStateError("run_tools", "model"))
+    "run_tools() is not allowed in state 'model' (the turn needs: send request() to the model and receive() its answer)"
+    >>> AgentStateError("run_tools", "model").code
+    'state'
+    """
+
+    def __init__(self, method: str, state: str) -> None:
+        self.method = method
+        self.state = state
+        self.code = "state"
+        self.message = f"{method}() is not allowed in state {state!r} (the turn needs: {_NEXT[state]})"
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.method, self.state))
+
+
+_NEXT = {
+    "model": "send request() to the model and receive() its answer",
+    "tools": "run_tools()",
+    "approval": "approve() or deny() each pending call",
+    "done": "nothing: read outcome",
+}

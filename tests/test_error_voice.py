@@ -290,3 +290,27 @@ def test_the_image_helpers_agree_with_their_callers():
     from agentmsg.providers._common import sniff_media_type
 
     assert image_bytes(source) == decode_base64(png) and sniff_media_type(png, "images[0]") == "image/png"
+
+
+def test_every_error_class_is_in_one_family():
+    # One base a caller can catch: every exception class the package defines descends from
+    # AgentmsgError (private ones that never leave their module excepted: they are caught inside).
+    import importlib
+
+    from agentmsg.errors import AgentmsgError
+
+    found = []
+    for name, tree in _modules().items():
+        module = "agentmsg." + name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                cls = getattr(importlib.import_module(module), node.name, None)
+                if isinstance(cls, type) and issubclass(cls, BaseException):
+                    found.append(cls)
+    assert len(found) >= 8
+    # raised and caught inside schema/ and validate/ (Unsupported leaves as the TypeError of a
+    # programmer's misuse); ToolRunInterrupted is Ctrl-C itself, a KeyboardInterrupt on purpose
+    internal = {"PatternError", "Unsupported", "GiveUp", "Problems", "ToolRunInterrupted"}
+    strays = [cls.__qualname__ for cls in found if not issubclass(cls, AgentmsgError) and cls.__name__ not in internal]
+    assert strays == []
+    assert agentmsg.AgentmsgError is AgentmsgError
