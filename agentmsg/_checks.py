@@ -89,13 +89,24 @@ def expected(what: str, value: object, path: str) -> ValidationError:
     return ValidationError(f"expected {what}, got {type_name(value)}", path, "type")
 
 
-def sized(text: str | None) -> str:
-    """Describe a string by its size only, for reprs that must not show content.
+def count(n: int, unit: str) -> str:
+    """Describe a size for a repr that must not show content: ``<n unit(s)>``.
 
-    >>> sized("hello"), sized(None)
-    ('<5 chars>', 'None')
+    >>> count(1, "key"), count(2, "key"), count(0, "char")
+    ('<1 key>', '<2 keys>', '<0 chars>')
+
+    Every size a repr shows goes through here, so the words agree everywhere.
     """
-    return "None" if text is None else f"<{len(text)} chars>"
+    return f"<{n} {unit}>" if n == 1 else f"<{n} {unit}s>"
+
+
+def sized(text: str | None) -> str:
+    """Describe a string by its size only (``None`` as itself), for reprs.
+
+    >>> sized("hello"), sized("a"), sized(None)
+    ('<5 chars>', '<1 char>', 'None')
+    """
+    return "None" if text is None else count(len(text), "char")
 
 
 # -- getters: the value at ``data[key]``, the key as the path ------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from ._checks import check_text, expected, map_items, missing, type_name
+from ._checks import check_text, count, expected, map_items, missing, type_name
 from .errors import ValidationError
 
 __all__ = ["FrozenDict", "check_json_object", "freeze_json", "freeze_object", "thaw_json"]
@@ -65,7 +65,7 @@ class FrozenDict(dict[str, Any]):
     def __repr__(self) -> str:
         shown = [f"{_key_repr(key)}: {_describe(self[key])}" for key, _ in zip(self, range(_REPR_KEYS))]
         if len(self) > _REPR_KEYS:
-            shown.append(f"<{len(self) - _REPR_KEYS} more keys>")
+            shown.append(count(len(self) - _REPR_KEYS, "more key"))
         return "FrozenDict({" + ", ".join(shown) + "})"
 
 
@@ -82,15 +82,15 @@ def _describe(value: object) -> str:
     if value is None:
         return "None"
     if isinstance(value, str):
-        return f"<{len(value)} char{'s' if len(value) != 1 else ''}>"
+        return count(len(value), "char")
     if isinstance(value, bool):
         return "<bool>"
     if isinstance(value, (int, float)):
         return "<number>"
     if isinstance(value, dict):
-        return f"<{len(value)} key{'s' if len(value) != 1 else ''}>"
+        return count(len(value), "key")
     if isinstance(value, (list, tuple)):
-        return f"<{len(value)} item{'s' if len(value) != 1 else ''}>"
+        return count(len(value), "item")
     return f"<{type(value).__name__}>"
 
 

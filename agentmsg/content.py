@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._checks import check_text, expect_object, get_str, type_name
+from ._checks import check_text, expect_object, get_str, sized, type_name
 from ._slots import new, slot_setters
 from ._images import is_base64, split_data_url
 from .errors import ValidationError
@@ -206,7 +206,7 @@ class ImageSource:
 
     def __repr__(self) -> str:
         if self.type == "url":
-            return f"ImageSource(type=url, url=<{len(self.url or '')} chars>)"
+            return f"ImageSource(type=url, url={sized(self.url or '')})"
         if self.type == "base64":
             return f"ImageSource(type=base64, media_type={self.media_type}, data=<{len(self.data or '')} chars>)"
         return f"ImageSource(type=file, path=<{len(self.path or '')} chars>)"
@@ -427,17 +427,17 @@ class ReasoningPart:
         return reasoning_from_dict(data)
 
     def __repr__(self) -> str:
-        fields = [f"text=<{len(self.text)} chars>"]
+        fields = [f"text={sized(self.text)}"]
         if self.signature is not None:
-            fields.append(f"signature=<{len(self.signature)} chars>")
+            fields.append(f"signature={sized(self.signature)}")
         if self.redacted:
             fields.append("redacted=True")
         if self.provider is not None:
             fields.append(f"provider={self.provider!r}")
         if self.id is not None:
-            fields.append(f"id=<{len(self.id)} chars>")
+            fields.append(f"id={sized(self.id)}")
         if self.anchor is not None:
-            fields.append(f"anchor=<{len(self.anchor)} chars>")
+            fields.append(f"anchor={sized(self.anchor)}")
         return f"ReasoningPart({', '.join(fields)})"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._checks import check_nonempty, check_text, expect_object, get_bool, get_str, map_items, sized, type_name
+from ._checks import check_nonempty, check_text, count, expect_object, get_bool, get_str, map_items, sized, type_name
 from ._slots import new, slot_setters, slots_twin
 from ._frozen import thaw_checked
 from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
@@ -142,8 +142,8 @@ def _unique_ids(calls: tuple[ToolCall, ...]) -> bool:
 
 def _describe(content: Content) -> str:
     if type(content) is str:
-        return f"<{len(content)} chars>"
-    return f"<{len(content)} parts>"  # type: ignore[arg-type]  # not a str: a tuple of parts (None never gets here)
+        return count(len(content), "char")
+    return count(len(content), "part")  # type: ignore[arg-type]  # not a str: a tuple of parts (None never gets here)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -384,7 +384,7 @@ class ChatMessage:
         if self.is_error:
             fields.append("is_error=True")
         if self.reasoning:
-            fields.append("reasoning=[" + ", ".join(f"<{len(p.text)} chars>" for p in self.reasoning) + "]")
+            fields.append("reasoning=[" + ", ".join(sized(p.text) for p in self.reasoning) + "]")
         return f"ChatMessage({', '.join(fields)})"
 
 

@@ -44,6 +44,7 @@ from ._checks import (
     check_object,
     check_nonempty,
     check_str,
+    count,
     expected,
     required,
     sized,
@@ -258,7 +259,7 @@ class ReasoningRecord:
 
     def __repr__(self) -> str:
         text = sum(len(part.text) for part in self.parts)
-        return f"ReasoningRecord(id={self.id!r}, parts={len(self.parts)}, text=<{text} chars>)"
+        return f"ReasoningRecord(id={self.id!r}, parts={len(self.parts)}, text={count(text, 'char')})"
 
     def to_dict(self) -> dict[str, Any]:
         """Encode as an envelope (see the module docstring)."""

@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ._checks import check_text, expect_object, type_name
+from ._checks import check_text, expect_object, sized, type_name
 from .content import ReasoningPart, reasoning_part
 from .errors import ValidationError
 from .tools import ToolCall
@@ -62,7 +62,7 @@ class ToolCallDelta:
         return cls(index, data.get("id"), data.get("name"), data.get("arguments_delta"))
 
     def __repr__(self) -> str:
-        args = "None" if self.arguments_delta is None else f"<{len(self.arguments_delta)} chars>"
+        args = sized(self.arguments_delta)
         return f"ToolCallDelta(index={self.index}, id={self.id!r}, name={self.name!r}, arguments_delta={args})"
 
 
@@ -173,7 +173,7 @@ class ReasoningDelta:
         return out
 
     def __repr__(self) -> str:
-        sig = "" if self.signature is None else f", signature=<{len(self.signature)} chars>"
+        sig = "" if self.signature is None else f", signature={sized(self.signature)}"
         return f"ReasoningDelta(index={self.index}, text=<{len(self.text)} chars>{sig})"
 
 

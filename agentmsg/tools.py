@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
-from ._checks import check_text, expect_object, get_bool, get_str, type_name
+from ._checks import check_text, expect_object, get_bool, get_str, sized, type_name
 from ._json import loads_strict
 from ._slots import new, slot_setters, slots_twin
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
@@ -195,7 +195,7 @@ def _check_arguments(arguments: object) -> FrozenDict:
 
 
 def _describe_text(text: str) -> str:
-    return f"<{len(text)} chars>"
+    return sized(text)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

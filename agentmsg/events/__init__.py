@@ -46,6 +46,7 @@ from .._checks import (
     expect_object,
     expected,
     missing,
+    count,
     sized,
 )
 from .._fields import each, nested, wire, wired
@@ -813,7 +814,7 @@ class ToolMessageStart:
         return out
 
     def __repr__(self) -> str:
-        extra = "" if self.arguments is None else f", arguments=<{len(self.arguments)} keys>"
+        extra = "" if self.arguments is None else f", arguments={count(len(self.arguments), 'key')}"
         return f"ToolMessageStart(id={self.id!r}, tool_name={self.tool_name!r}, status={self.status}{extra})"
 
 

@@ -19,7 +19,7 @@ sent as null: a None param, no system prompt, no tools. A param the API cannot d
 is a ``TypeError``. A conversation the provider cannot express raises ``ValidationError``.
 
 >>> Response(ChatMessage.assistant("Hi"), "stop", {"total_tokens": 9})
-Response(message=ChatMessage(role=assistant, content=<2 chars>), finish_reason='stop', usage=<1 keys>)
+Response(message=ChatMessage(role=assistant, content=<2 chars>), finish_reason='stop', usage=<1 key>)
 
 This module imports no provider module: nothing heavy runs on ``import agentmsg.providers``.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._checks import check_opt_str, expect_object, get_optional_str, sized, type_name
+from .._checks import check_opt_str, count, expect_object, get_optional_str, sized, type_name
 from .._frozen import FrozenDict, check_json_object, thaw_json
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -112,7 +112,7 @@ class Response:
     def __repr__(self) -> str:
         fields = [f"message={self.message!r}", f"finish_reason={self.finish_reason!r}"]
         if self.usage is not None:
-            fields.append(f"usage=<{len(self.usage)} keys>")
+            fields.append(f"usage={count(len(self.usage), 'key')}")
         if self.refusal is not None:
             fields.append(f"refusal={sized(self.refusal)}")
         return f"Response({', '.join(fields)})"

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._checks import expected, missing, type_name
+from .._checks import expected, missing, sized, type_name
 from .._frozen import thaw_json
 from .._images import decode_base64, is_base64, sniff, split_data_url
 from ..content import ImagePart, ImageSource
@@ -44,7 +44,7 @@ class Decision:
     reason: str | None = None
 
     def __repr__(self) -> str:
-        reason = "None" if self.reason is None else f"<{len(self.reason)} chars>"
+        reason = sized(self.reason)
         return f"Decision(id={self.id!r}, approved={self.approved}, reason={reason})"
 
 
