@@ -37,7 +37,7 @@ from dataclasses import MISSING, fields as dataclass_fields
 from typing import Any, NamedTuple, TypeVar
 
 from ._checks import check_array, check_choice, check_keys, check_object, expect_object, map_items, missing
-from ._slots import new
+from ._construct import new
 from .errors import ValidationError
 
 __all__ = ["wire", "wired", "nested", "each", "SOURCE"]
