@@ -75,6 +75,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Literal, Protocol
 
 from ._frozen import FrozenDict, thaw_json
@@ -101,7 +102,8 @@ from .events import (
 )
 from .history import ConversationHistory
 from .io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry
-from .io.mcp import McpClient, McpError, McpToolResult, _ToolFunction
+from .io.mcp import McpClient, McpError, McpToolResult
+from .io.mcp.tools import McpToolFunction
 from .io.store import MessageStore
 from .messages import ChatMessage
 from .providers import Response
@@ -696,28 +698,9 @@ def _arguments_key(arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
-class _McpCall:
-    """An MCP tool's function in the turn's registry: calls the server, routing its progress to the call's events."""
-
-    __slots__ = ("client", "name", "offered", "route")
-
-    def __init__(self, client: McpClient, name: str, offered: str, route: Route) -> None:
-        self.client = client
-        self.name = name
-        self.offered = offered
-        self.route = route
-
-    def __call__(self, **arguments: Any) -> dict[str, Any]:
-        progress = self.route(self.offered, arguments)
-        return self.client.call_tool(self.name, arguments, on_progress=progress).to_dict()
-
-    def __repr__(self) -> str:
-        return f"<MCP tool {self.name!r} of {self.client.name!r}>"
-
-
 def _mcp_result(registry: ToolRegistry, name: str, record: ToolResultRecord) -> McpToolResult | None:
     tool = registry.get(name)
-    if tool is None or not isinstance(tool.function, (_ToolFunction, _McpCall)) or record.status != "success":
+    if tool is None or not isinstance(tool.function, McpToolFunction) or record.status != "success":
         return None
     try:
         return McpToolResult.from_dict(thaw_json(record.output))
@@ -759,7 +742,7 @@ def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], pro
             raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
         for tool in client.tools():
             name = _offered_name(provider, tool, owners)
-            function = _McpCall(client, tool.name, name, route)
+            function = McpToolFunction(client, tool.name, partial(route, name))
             tool = replace(tool, definition=replace(tool.definition, name=name), function=function)
             if tool.name in owners:
                 raise ValidationError(
