@@ -68,6 +68,47 @@ def test_the_scan_sees_lazy_and_sibling_imports():
     assert "_checks" in _imports(PACKAGE / "schema" / "_validator.py")
 
 
+# The packages split into rooms: each module imports only the rooms of a lower rank (at run
+# time; an import for the type checker alone may look up), and ``__init__`` re-exports.
+ROOMS = {
+    "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
+    "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
+}
+
+
+def _room_imports(path: Path) -> set[str]:
+    """Return the sibling modules ``path`` imports at run time (``from .x import``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for inner in ast.walk(node)
+    }
+    return {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module and id(node) not in type_only
+    }
+
+
+@pytest.mark.parametrize("package", sorted(ROOMS))
+def test_rooms_import_only_lower_rooms(package):
+    ranks = ROOMS[package]
+    modules = {path.stem: path for path in (PACKAGE / package).glob("*.py")}
+    assert set(modules) == set(ranks), f"{package}: place each module in ROOMS"
+    for name, path in modules.items():
+        upward = sorted(m for m in _room_imports(path) if ranks[m] >= ranks[name])
+        assert not upward, f"{package}/{name} imports {upward}: a room must not call up"
+    init = ast.parse(modules["__init__"].read_text(encoding="utf-8"))
+    assert all(isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)) for node in init.body), f"{package}: __init__ only re-exports"
+
+
+def test_the_room_scan_skips_type_only_imports():
+    assert "session" not in _room_imports(PACKAGE / "io" / "mcp" / "tools.py")  # McpClient, for annotations
+    assert {"protocol", "resources", "tools", "transport"} <= _room_imports(PACKAGE / "io" / "mcp" / "session.py")
+
+
 def test_tool_result_to_message_is_typed_and_unchanged():
     assert typing.get_type_hints(ToolResult.to_message)["return"] is ChatMessage
     message = ToolResult.success("call_1", "42").to_message()
