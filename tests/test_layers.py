@@ -68,8 +68,8 @@ def test_the_scan_sees_lazy_and_sibling_imports():
     assert "_checks" in _imports(PACKAGE / "schema" / "_validator.py")
 
 
-# The packages split into rooms: each module imports only the rooms of a lower rank (at run
-# time; an import for the type checker alone may look up), and ``__init__`` re-exports.
+# The packages split into rooms: each module imports only the rooms of a lower rank, and
+# ``__init__`` re-exports.
 ROOMS = {
     "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
     "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
@@ -77,18 +77,11 @@ ROOMS = {
 
 
 def _room_imports(path: Path) -> set[str]:
-    """Return the sibling modules ``path`` imports at run time (``from .x import``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
-        for inner in ast.walk(node)
-    }
+    """Return the sibling modules ``path`` imports (``from .x import``, at any depth)."""
     return {
         node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module and id(node) not in type_only
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
     }
 
 
@@ -104,9 +97,9 @@ def test_rooms_import_only_lower_rooms(package):
     assert all(isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)) for node in init.body), f"{package}: __init__ only re-exports"
 
 
-def test_the_room_scan_skips_type_only_imports():
-    assert "session" not in _room_imports(PACKAGE / "io" / "mcp" / "tools.py")  # McpClient, for annotations
-    assert {"protocol", "resources", "tools", "transport"} <= _room_imports(PACKAGE / "io" / "mcp" / "session.py")
+def test_the_room_scan_sees_sibling_imports():
+    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {"protocol", "resources", "tools", "transport"}
+    assert _room_imports(PACKAGE / "agent" / "turn.py") == {"_namespace", "_report"}
 
 
 def test_tool_result_to_message_is_typed_and_unchanged():

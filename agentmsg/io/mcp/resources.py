@@ -17,13 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...records import McpResource
 from .protocol import McpError
-
-if TYPE_CHECKING:
-    from .session import McpClient
 
 __all__ = ["McpResourceInfo", "ResourceCache"]
 
@@ -97,6 +94,14 @@ def _opt_str(item: Mapping[str, Any], key: str) -> str | None:
 # --- the resource cache ------------------------------------------------------------------------
 
 
+class ResourceReader(Protocol):
+    """What ``ResourceCache`` needs of a client (``McpClient`` is one): a name and ``read_resource``."""
+
+    name: str
+
+    def read_resource(self, uri: str) -> tuple[dict[str, Any], ...]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Cached:
     text: str | None
@@ -121,12 +126,14 @@ class ResourceCache:
     override it, in that order of precedence. Asking again for a fresh resource returns the
     cached content (with its original ``retrieved_at``); an older one is fetched again. Keep one
     cache per conversation context. Errors never escape ``resolve``: the record comes back
-    failed, and nothing is cached, so resolving it again retries.
+    failed, and nothing is cached, so resolving it again retries. ``clients`` is one
+    ``McpClient``, a mapping of server names to clients, or an iterable of clients (each under its
+    ``name``).
     """
 
     def __init__(
         self,
-        clients: McpClient | Mapping[str, McpClient] | Iterable[McpClient],
+        clients: ResourceReader | Mapping[str, ResourceReader] | Iterable[ResourceReader],
         *,
         max_age: float = 3600.0,
         max_age_by_mime: Mapping[str, float] | None = None,
@@ -134,7 +141,7 @@ class ResourceCache:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(clients, Mapping):
-            self._clients: dict[str, McpClient] = dict(clients)
+            self._clients: dict[str, ResourceReader] = dict(clients)
         elif isinstance(clients, Iterable):
             self._clients = {c.name: c for c in clients}
         elif hasattr(clients, "read_resource"):  # one client

@@ -171,7 +171,7 @@ class McpClient:
 
     @contextmanager
     def _naming_the_server(self) -> Iterator[None]:
-        """Raise an ``McpError`` of a reply's reader again, with this server's name and stderr."""
+        """Raise an ``McpError`` from inside again with this server's name and stderr in it."""
         try:
             yield
         except McpError as exc:
@@ -270,10 +270,8 @@ class McpClient:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = dict(params)
-        try:
+        with self._naming_the_server():
             self.transport.send(message, time.monotonic() + self.timeout)
-        except McpError as exc:
-            raise self._error(exc.message, exc.code) from None
 
     def request(
         self,

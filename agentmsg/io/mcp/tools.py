@@ -22,7 +22,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..._checks import type_name
 from ..._frozen import FrozenDict, freeze_json, thaw_json
@@ -31,9 +31,6 @@ from ...errors import ValidationError
 from ...messages import ChatMessage, ToolResult
 from ...tools import ToolDefinition, to_canonical_name, to_wire_name
 from .protocol import McpError, ProgressCallback
-
-if TYPE_CHECKING:
-    from .session import McpClient
 
 __all__ = ["McpToolResult"]
 
@@ -252,6 +249,21 @@ def server_name(tools: Mapping[str, ListedTool] | None, name: str) -> str:
         return name
 
 
+class ToolCaller(Protocol):
+    """What ``McpToolFunction`` needs of a client (``McpClient`` is one): a name and ``call_tool``."""
+
+    name: str
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> McpToolResult: ...
+
+
 class McpToolFunction:
     """An MCP tool's function in a ``ToolRegistry``: keyword arguments in, ``CallToolResult`` dict out.
 
@@ -263,7 +275,7 @@ class McpToolFunction:
 
     def __init__(
         self,
-        client: McpClient,
+        client: ToolCaller,
         name: str,
         progress: Callable[[Mapping[str, Any]], ProgressCallback | None] | None = None,
     ) -> None:
