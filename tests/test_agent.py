@@ -695,7 +695,7 @@ def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running
     history.validate()
 
 
-# --- issue 15: turn ids, message ends, reasoning, approvals on the wire, cancel ----------------
+# --- turn ids, message ends, reasoning, approvals on the wire, cancel -----------------------------
 
 
 def replay(events, message="Cook"):

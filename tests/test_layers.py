@@ -68,6 +68,40 @@ def test_the_scan_sees_lazy_and_sibling_imports():
     assert "_checks" in _imports(PACKAGE / "schema" / "_validator.py")
 
 
+# The packages split into rooms: each module imports only the rooms of a lower rank, and
+# ``__init__`` re-exports.
+ROOMS = {
+    "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
+    "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
+}
+
+
+def _room_imports(path: Path) -> set[str]:
+    """Return the sibling modules ``path`` imports (``from .x import``, at any depth)."""
+    return {
+        node.module.split(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+    }
+
+
+@pytest.mark.parametrize("package", sorted(ROOMS))
+def test_rooms_import_only_lower_rooms(package):
+    ranks = ROOMS[package]
+    modules = {path.stem: path for path in (PACKAGE / package).glob("*.py")}
+    assert set(modules) == set(ranks), f"{package}: place each module in ROOMS"
+    for name, path in modules.items():
+        upward = sorted(m for m in _room_imports(path) if ranks[m] >= ranks[name])
+        assert not upward, f"{package}/{name} imports {upward}: a room must not call up"
+    init = ast.parse(modules["__init__"].read_text(encoding="utf-8"))
+    assert all(isinstance(node, (ast.Expr, ast.ImportFrom, ast.Assign)) for node in init.body), f"{package}: __init__ only re-exports"
+
+
+def test_the_room_scan_sees_sibling_imports():
+    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {"protocol", "resources", "tools", "transport"}
+    assert _room_imports(PACKAGE / "agent" / "turn.py") == {"_namespace", "_report"}
+
+
 def test_tool_result_to_message_is_typed_and_unchanged():
     assert typing.get_type_hints(ToolResult.to_message)["return"] is ChatMessage
     message = ToolResult.success("call_1", "42").to_message()
