@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 
@@ -198,6 +200,89 @@ def test_one_voice_for_bad_data(call, path, code, message):
     with pytest.raises(ValidationError) as info:
         call()
     assert (info.value.path, info.value.code, info.value.message) == (path, code, message)
+
+
+@dataclass(frozen=True)
+class _Args:
+    pass
+
+
+@dataclass(frozen=True)
+class _Call:
+    id: str
+    name: str
+    type: Literal["url", "base64", "file"]
+    arguments: _Args
+
+
+@dataclass(frozen=True)
+class _Ids:
+    id: tuple[str]
+
+
+def _arguments_as(cls: type, **changes: Any) -> Any:
+    arguments = {"id": "c1", "name": "f", "type": "url", "arguments": {}} if cls is _Call else {"id": ["a"]}
+    return agentmsg.ToolCall("c1", "f", {**arguments, **changes}).arguments_as(cls)
+
+
+def _validate(name: str, schema: dict[str, Any], value: Any) -> None:
+    from agentmsg.schema import validate_arguments
+
+    validate_arguments({"type": "object", "properties": {name: schema}, "required": [name]}, value)
+
+
+# one rule broken three ways: through a core type, validate_arguments, and arguments_as
+_SAME_RULE = {
+    "missing": (("id", "missing", "is required"), [
+        lambda: agentmsg.ToolCall.from_dict({"name": "f", "arguments": {}}),
+        lambda: _validate("id", {"type": "string"}, {}),
+        lambda: agentmsg.ToolCall("c1", "f", {}).arguments_as(_Call),
+    ]),
+    "type (a)": (("name", "type", "expected a string, got number"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "c1", "name": 3, "arguments": {}}),
+        lambda: _validate("name", {"type": "string"}, {"name": 3}),
+        lambda: _arguments_as(_Call, name=3),
+    ]),
+    "type (an)": (("arguments", "type", "expected an object, got array"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "c1", "name": "f", "arguments": [1]}),
+        lambda: _validate("arguments", {"type": "object"}, {"arguments": [1]}),
+        lambda: _arguments_as(_Call, arguments=[1]),
+    ]),
+    "empty": (("id", "value", "must not be empty"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "", "name": "f", "arguments": {}}),
+        lambda: _validate("id", {"type": "string", "minLength": 1}, {"id": ""}),
+        lambda: _validate("id", {"type": "array", "minItems": 1}, {"id": []}),
+        lambda: _arguments_as(_Ids, id=[]),
+    ]),
+    "not a choice": (("type", "value", "must be one of url, base64, file"), [
+        lambda: agentmsg.ImageSource.from_dict({"type": "blob"}),
+        lambda: _validate("type", {"enum": ["url", "base64", "file"]}, {"type": "blob"}),
+        lambda: _arguments_as(_Call, type="blob"),
+    ]),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_SAME_RULE))
+def test_one_rule_reads_the_same_in_the_core_the_validator_and_arguments_as(rule):
+    expected, calls = _SAME_RULE[rule]
+    for call in calls:
+        with pytest.raises(ValidationError) as info:
+            call()
+        assert (info.value.path, info.value.code, info.value.message) == expected
+
+
+def test_the_validator_names_types_with_their_articles():
+    from agentmsg.schema import validate_arguments
+
+    for schema, value, message in (
+        ({"type": "integer"}, "7", "expected an integer, got string"),
+        ({"type": ["integer", "null"]}, "7", "expected an integer or null, got string"),
+        ({"anyOf": [{"type": "array"}, {"type": "boolean"}]}, 1, "expected an array or a boolean, got number"),
+        ({"anyOf": [{"type": ["string", "null"]}, {"type": "null"}]}, 1, "expected a string or null, got number"),
+    ):
+        with pytest.raises(ValidationError) as info:
+            validate_arguments(schema, value)
+        assert (info.value.code, info.value.message) == ("type", message)
 
 
 def test_nan_reads_the_same_in_arguments_and_in_number_fields():
