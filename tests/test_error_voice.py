@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
 import pickle
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -144,11 +146,69 @@ def test_every_order_code_is_in_the_table():
 def test_the_table_documents_each_code_in_one_line():
     for table in (CODES, ORDER_CODES):
         for code, meaning in table.items():
-            assert code.isidentifier() and code.islower() and meaning and "\n" not in meaning
-    import agentmsg.errors
+            assert code.isidentifier() and code.islower() and meaning
+            assert "\n" not in meaning and "|" not in meaning and "`" not in meaning  # one cell of any table
 
-    doc = agentmsg.errors.__doc__ or ""
-    assert all(f"``{code}``" in doc for code in CODES), [c for c in CODES if f"``{code}``" not in doc]
+
+# -- the tables of codes in errors.py's docstring, README and docs/errors.md --------------------
+
+ROOT = PACKAGE.parent
+_TABLES = {  # the tables of codes each file holds, in order (errors.py: in its module docstring)
+    "agentmsg/errors.py": ("rst", ["CODES", "ORDER_CODES"]),
+    "README.md": ("md", ["CODES"]),
+    "docs/errors.md": ("md", ["CODES", "ORDER_CODES"]),
+}
+_HEADINGS = {"CODES": "meaning", "ORDER_CODES": "the rule"}
+_RST_RULE = re.compile(r"=+  =+")
+
+
+def _render(style: str, name: str) -> list[str]:
+    """Write the table ``name`` of ``agentmsg.errors`` as Markdown or as a reStructuredText table."""
+    table = {"CODES": CODES, "ORDER_CODES": ORDER_CODES}[name]
+    if style == "md":
+        return [f"| code | {_HEADINGS[name]} |", "|---|---|", *(f"| `{c}` | {t} |" for c, t in table.items())]
+    width = max(map(len, table)) + 4
+    rule = "=" * width + "  " + "=" * max(map(len, table.values()))
+    return [rule, *(f"``{c}``".ljust(width) + "  " + t for c, t in table.items()), rule]
+
+
+def _spans(style: str, lines: list[str]) -> list[tuple[int, int]]:
+    """Return where each table of codes is in ``lines``: Markdown ones open with ``| code |``."""
+    spans, i = [], 0
+    while i < len(lines):
+        j = i + 1
+        if style == "md" and lines[i].startswith("| code |"):
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            spans.append((i, j))
+        elif style == "rst" and _RST_RULE.fullmatch(lines[i]):
+            while j < len(lines) and not _RST_RULE.fullmatch(lines[j]):
+                j += 1
+            j += 1
+            spans.append((i, j))
+        i = j
+    return spans
+
+
+def test_the_tables_of_codes_are_written_from_the_code():
+    # AGENTMSG_REGENERATE=1 rewrites the tables instead of failing: run it once after changing CODES
+    regenerate = os.environ.get("AGENTMSG_REGENERATE") == "1"
+    stale = []
+    for rel, (style, names) in _TABLES.items():
+        path = ROOT / rel
+        text = path.read_text(encoding="utf-8")
+        cut = text.index('"""', 3) if style == "rst" else len(text)  # errors.py: its docstring only
+        lines = text[:cut].split("\n")
+        spans = _spans(style, lines)
+        assert len(spans) == len(names), f"{rel} should hold {len(names)} tables of codes, found {len(spans)}"
+        changed = False
+        for (start, end), name in reversed(list(zip(spans, names))):
+            if lines[start:end] != _render(style, name):
+                stale.append(f"{rel}: {name}")
+                lines[start:end], changed = _render(style, name), True
+        if regenerate and changed:
+            path.write_text("\n".join(lines) + text[cut:], encoding="utf-8")
+    assert regenerate or not stale, f"{stale} differ from agentmsg.errors: AGENTMSG_REGENERATE=1 rewrites them"
 
 
 @pytest.mark.parametrize("code", sorted(CODES))
