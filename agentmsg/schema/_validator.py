@@ -43,6 +43,7 @@ __all__ = [
     "TYPE_TESTS",
     "UNSUPPORTED",
     "any_of_error",
+    "at_least",
     "check_additional",
     "check_unique",
     "choices",
@@ -50,7 +51,6 @@ __all__ = [
     "json_key",
     "key_label",
     "kinds",
-    "at_least",
     "many",
     "schema_error",
     "unexpected",
@@ -124,8 +124,8 @@ _CHOICES = 10  # at most this many of an enum's values are listed
 def choices(values: Sequence[object]) -> str:
     """Return the rule an ``enum`` or a ``const`` states, in the core's words.
 
-    >>> choices(["r", "w"]), choices([1, None]), choices(["only"])
-    ('must be one of r, w', 'must be one of 1, null', 'must be only')
+    >>> choices(["r", "w"]), choices([1, None, ""]), choices(["only"])
+    ('must be one of r, w', 'must be one of 1, null, ""', 'must be only')
 
     The values come from the schema, never from the data; long ones are cut short.
     """
@@ -138,7 +138,7 @@ def choices(values: Sequence[object]) -> str:
 
 
 def _shown(value: object) -> str:
-    if isinstance(value, str) and value.isprintable():
+    if isinstance(value, str) and value and value.isprintable():
         text = value
     else:
         from json import dumps
