@@ -73,6 +73,11 @@ def test_the_scan_sees_lazy_and_sibling_imports():
 ROOMS = {
     "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
     "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
+    "events": {"history": 0, "requests": 0, "stream": 1, "protocol": 2, "reducer": 3, "__init__": 4},
+    "records": {
+        "_envelope": 0, "text": 1, "images": 1, "files": 1, "tool_calls": 1, "control": 1, "mcp": 1,
+        "registry": 2, "__init__": 3,
+    },
 }
 
 
@@ -100,6 +105,7 @@ def test_rooms_import_only_lower_rooms(package):
 def test_the_room_scan_sees_sibling_imports():
     assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {"protocol", "resources", "tools", "transport"}
     assert _room_imports(PACKAGE / "agent" / "turn.py") == {"_namespace", "_report"}
+    assert _room_imports(PACKAGE / "events" / "reducer.py") == {"history", "protocol", "requests", "stream"}
 
 
 def test_tool_result_to_message_is_typed_and_unchanged():
