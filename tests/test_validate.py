@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import agentmsg
 from agentmsg import ChatMessage, ValidationError, json_schema
-from agentmsg.validate._kinds import KINDS, Problems, candidates
+from agentmsg.validate._registry import KINDS, Problems, candidates
 from agentmsg.validate import _line_blocks, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -510,7 +510,7 @@ def test_an_endless_document_is_refused_without_reading_it_all() -> None:
 
 MEMORY_PROBE = """
 import resource, sys
-from agentmsg.validate._kinds import KINDS, Problems, candidates
+from agentmsg.validate._registry import KINDS, Problems, candidates
 from agentmsg.validate import _line_blocks, main
 scale = 1 if sys.platform == "darwin" else 1024
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale

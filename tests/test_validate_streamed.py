@@ -1,6 +1,6 @@
 """One big JSON document checked a message at a time: the report is the whole-document path's.
 
-A big conversation array is parsed one element at a time (``agentmsg.validate._elements``) and
+A big conversation array is parsed one element at a time (``agentmsg.validate._json_array``) and
 its order kept by an ``OrderCheck``; anything but a valid conversation sends the file back to
 the whole-document path. Every test here runs both paths over the same file and compares the
 report byte for byte (and the exit status), with read sizes small enough that elements, escapes,
@@ -28,7 +28,7 @@ from agentmsg import ChatMessage, ConversationHistory, ToolCall
 from agentmsg.errors import ConversationOrderError
 from agentmsg.history import OrderCheck
 from agentmsg import validate
-from agentmsg.validate._elements import ArrayReader, GiveUp
+from agentmsg.validate._json_array import ArrayReader, GiveUp
 
 CHUNKS = (1, 7, 64)
 BOM = b"\xef\xbb\xbf"

@@ -13,7 +13,7 @@ import pytest
 
 from agentmsg import ChatMessage, ToolCall
 from agentmsg.providers import anthropic, ollama, openai
-from agentmsg.validate._kinds import KINDS, _problems_of
+from agentmsg.validate._registry import KINDS, _problems_of
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -187,7 +187,7 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from agentmsg.validate import main  # noqa: E402
-from agentmsg.validate._kinds import candidates  # noqa: E402
+from agentmsg.validate._registry import candidates  # noqa: E402
 
 MCP = Path(__file__).parent / "data" / "provider-fixtures" / "mcp"
 

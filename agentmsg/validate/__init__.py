@@ -18,7 +18,7 @@ document, read whole up to ``--max-bytes``). JSON Lines are read a mebibyte at a
 lines only, so memory stays bounded whatever the file size, and each line takes the fast path:
 the C scanner with the strict hooks, the candidate kinds looked up by the document's shape, the
 core's ``from_dict``. Only a document that fails goes down the slow path, which parses it again
-carefully, tries the other candidates, finds the line and column of each problem (``_jsonpos``),
+carefully, tries the other candidates, finds the line and column of each problem (``_json_position``),
 and explains the detection. One big conversation array is checked a message at a time instead
 of read whole (``_streamed``): it reports what the whole-document path would, or rewinds the
 file and leaves the document to that path.
@@ -42,9 +42,9 @@ from typing import IO, Any, NoReturn, TypeVar
 from .. import __version__
 from .._json import _reject_constant, _reject_duplicates
 from .._checks import type_name
-from ._elements import ArrayReader, GiveUp
-from ._jsonpos import find_refused, line_column, locate, parse_path
-from ._kinds import (
+from ._json_array import ArrayReader, GiveUp
+from ._json_position import find_refused, line_column, locate, parse_path
+from ._registry import (
     DETECTED, KINDS, Kind, Problems, _openai_only, all_kinds, candidates, resemblance, shape_kinds, specificity,
 )
 from ..formats import json_schema

@@ -37,7 +37,7 @@ from ..content import ReasoningPart
 from ..streaming import ToolCallDelta
 from ..messages import ToolResult
 from ..tools import ToolCall, ToolDefinition
-from . import _mcp, _wire
+from . import _mcp_rules, _provider_rules
 
 __all__ = [
     "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
@@ -339,7 +339,7 @@ def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
 def _request(provider: str) -> Callable[[Any], None]:
     """Return the checker of a provider's chat request body: model, system, messages, tools, order."""
 
-    strict = {"openai": _wire.openai_request, "anthropic": _wire.anthropic_request, "ollama": _wire.ollama_request}[provider]
+    strict = {"openai": _provider_rules.openai_request, "anthropic": _provider_rules.anthropic_request, "ollama": _provider_rules.ollama_request}[provider]
 
     def check(doc: Any) -> None:
         body = expect_object(doc)
@@ -438,7 +438,7 @@ def check_openai_messages(doc: Any) -> None:
 
     if type(doc) is not list:
         raise expected("an array of messages", doc, "")
-    refused = _wire.openai_messages(doc)
+    refused = _provider_rules.openai_messages(doc)
     try:
         messages, owners = _one_by_one(openai.from_messages, doc)
     except Problems as many:
@@ -657,25 +657,25 @@ _REGISTRY = (
     Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
          items("role"), check_openai_messages, confirm=_openai_only),
     Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
-         fields("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), True)),
+         fields("type", "function"), _tools_kind(_provider_rules.openai_tools, _later("..providers.openai", "from_tools"), True)),
     Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
-         items("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), False)),
+         items("type", "function"), _tools_kind(_provider_rules.openai_tools, _later("..providers.openai", "from_tools"), False)),
     Kind("anthropic_tool", "one Anthropic tool definition {name, description, input_schema}",
-         fields("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), True)),
+         fields("name", "input_schema"), _tools_kind(_provider_rules.anthropic_tools, _later("..providers.anthropic", "from_tools"), True)),
     Kind("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
-         items("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), False)),
+         items("name", "input_schema"), _tools_kind(_provider_rules.anthropic_tools, _later("..providers.anthropic", "from_tools"), False)),
     Kind("ollama_tool", "one Ollama tool definition (the OpenAI shape; --kind ollama_tool to force it)",
-         fields("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), True)),
+         fields("type", "function"), _tools_kind(_provider_rules.ollama_tools, _later("..providers.ollama", "from_tools"), True)),
     Kind("ollama_tools", "an Ollama tools array (the OpenAI shape; --kind ollama_tools to force it)",
-         items("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), False)),
+         items("type", "function"), _tools_kind(_provider_rules.ollama_tools, _later("..providers.ollama", "from_tools"), False)),
     Kind("mcp_request", "an MCP JSON-RPC request {jsonrpc, id, method, params} (initialize, resources/*, tools/*...)",
-         fields("jsonrpc", "id", "method"), _mcp_kind(_mcp.check_request)),
+         fields("jsonrpc", "id", "method"), _mcp_kind(_mcp_rules.check_request)),
     Kind("mcp_notification", "an MCP JSON-RPC notification {jsonrpc, method, params} (no id)",
-         fields("jsonrpc", "method", absent=("id",)), _mcp_kind(_mcp.check_notification)),
+         fields("jsonrpc", "method", absent=("id",)), _mcp_kind(_mcp_rules.check_notification)),
     Kind("mcp_result", "an MCP JSON-RPC result {jsonrpc, id, result} (resources, contents, tools, content...)",
-         fields("jsonrpc", "id", "result"), _mcp_kind(_mcp.check_result)),
+         fields("jsonrpc", "id", "result"), _mcp_kind(_mcp_rules.check_result)),
     Kind("mcp_error", "an MCP JSON-RPC error response {jsonrpc, id, error: {code, message}}",
-         fields("jsonrpc", "id", "error"), _mcp_kind(_mcp.check_error)),
+         fields("jsonrpc", "id", "error"), _mcp_kind(_mcp_rules.check_error)),
     Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
          fields("choices"), _later("..providers.openai", "parse_response")),
     Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
