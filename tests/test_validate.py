@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import agentmsg
 from agentmsg import ChatMessage, ValidationError, json_schema
 from agentmsg.validate._registry import KINDS, Problems, candidates
-from agentmsg.validate import _line_blocks, main
+from agentmsg.validate import main
+from agentmsg.validate._json_lines import line_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "validate"
@@ -93,7 +94,7 @@ def test_exit_2_when_permission_is_denied(tmp_path: Path, capsys: pytest.Capture
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", args[0])
 
-    monkeypatch.setattr("agentmsg.validate._open_input", refuse)
+    monkeypatch.setattr("agentmsg.validate._reader._open_input", refuse)
     status, out, err = run([path], capsys)
     assert status == 2 and "secret.json: Permission denied" in err
 
@@ -123,7 +124,7 @@ def test_last_resort_and_interrupt_end_with_2_and_one_line(error: BaseException,
     def fail(*args: Any) -> None:
         raise error
 
-    monkeypatch.setattr("agentmsg.validate._check_stream", fail)
+    monkeypatch.setattr("agentmsg.validate._reader._check_stream", fail)
     status = main([write(tmp_path, "ok.json", USER)])
     out, err = capsys.readouterr()
     assert (status, out, err) == (2, "", f"python -m agentmsg.validate: {message}\n")
@@ -395,7 +396,7 @@ def test_line_blocks_keep_every_line_and_hold_none_too_long(lines: list[bytes], 
     if not data or data.endswith(b"\n"):
         expected.pop()
     got: list[bytes | None] = []
-    for block in _line_blocks(io.BytesIO(data).read, limit, chunk):
+    for block in line_blocks(io.BytesIO(data).read, limit, chunk):
         if block is None:
             got.append(None)
         else:
@@ -418,7 +419,7 @@ def test_small_chunks_give_the_same_report(chunk: int, tmp_path: Path, capsys: p
                     '{"role": "user", "content": "\xff"}\n'.replace("\xff", "\u00ff"), USER])
     path = write(tmp_path, "l.jsonl", text.encode() + b"\ncaf\xe9\n" + USER.encode())
     expected = run(["--max-bytes", "100", path], capsys)
-    monkeypatch.setattr("agentmsg.validate._CHUNK", chunk)
+    monkeypatch.setattr("agentmsg.validate._json_lines.CHUNK", chunk)
     assert run(["--max-bytes", "100", path], capsys) == expected
     assert expected[1].splitlines() == [
         f"{path}:3: $.content: expected a string or a list of parts, got number",
@@ -511,7 +512,8 @@ def test_an_endless_document_is_refused_without_reading_it_all() -> None:
 MEMORY_PROBE = """
 import resource, sys
 from agentmsg.validate._registry import KINDS, Problems, candidates
-from agentmsg.validate import _line_blocks, main
+from agentmsg.validate import main
+from agentmsg.validate._json_lines import line_blocks
 scale = 1 if sys.platform == "darwin" else 1024
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 status = main([sys.argv[1], "--quiet"])

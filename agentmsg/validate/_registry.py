@@ -41,7 +41,7 @@ from . import _mcp_rules, _provider_rules
 
 __all__ = [
     "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
-    "resemblance",
+    "resemblance", "openai_only",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
@@ -494,7 +494,7 @@ def _mcp_kind(check: Callable[[dict[str, Any]], list[ValidationError]]) -> Calla
     return run
 
 
-def _openai_only(doc: Any) -> bool:
+def openai_only(doc: Any) -> bool:
     """Tell whether a messages array uses something only the OpenAI shape has.
 
     A ``developer`` role, a tool call with a ``function`` object, an ``image_url`` part: an
@@ -655,7 +655,7 @@ _REGISTRY = (
     Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
          fields("model", "messages"), _request("ollama")),
     Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
-         items("role"), check_openai_messages, confirm=_openai_only),
+         items("role"), check_openai_messages, confirm=openai_only),
     Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
          fields("type", "function"), _tools_kind(_provider_rules.openai_tools, _later("..providers.openai", "from_tools"), True)),
     Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
