@@ -13,13 +13,14 @@ import pytest
 
 from agentmsg import ChatMessage, ToolCall
 from agentmsg.providers import anthropic, ollama, openai
-from agentmsg.validate._registry import KINDS, _problems_of
+from agentmsg.validate._registry import KINDS
+from agentmsg.validate._rules import problems_of
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
 def problems(kind: str, doc: Any) -> list[tuple[str, str]]:
-    return [(getattr(e, "path", ""), e.code) for e in _problems_of(KINDS[kind].check, doc)]
+    return [(getattr(e, "path", ""), e.code) for e in problems_of(KINDS[kind].check, doc)]
 
 
 def tool_conversation() -> list[ChatMessage]:
