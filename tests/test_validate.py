@@ -769,7 +769,7 @@ def test_lines_with_garbage_get_a_clean_answer(scratch: Path, values: list[Any],
     _main_on(scratch, b"\n".join(lines), "--jsonl")
 
 
-# -- hostile inputs: sizes, FIFOs, memory (issue 17) --------------------------------------------
+# -- hostile inputs: sizes, FIFOs, memory --------------------------------------------------------
 
 BOUNDED = r"""
 import resource, sys
@@ -791,13 +791,15 @@ def test_max_bytes_is_a_bound_not_an_allocation(tmp_path: Path, size: str) -> No
     assert result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid"
 
 
-def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+@pytest.mark.parametrize("options, empty", [([], "empty input: no JSON document"),
+                                            (["--conversation"], "empty input: no message")])
+def test_a_fifo_without_a_writer_does_not_block(options: list[str], empty: str, tmp_path: Path) -> None:
     """open() on a FIFO waits for a writer forever; the CLI opens it without blocking."""
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", str(fifo)], capture_output=True, text=True,
-                            cwd=ROOT, timeout=60)  # a bound on the test, not a speed assertion
-    assert result.returncode == 1 and "empty input: no JSON document" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", *options, str(fifo)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)  # a bound on the test, not a speed assertion
+    assert result.returncode == 1 and empty in result.stdout
 
 
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""``python -m agentmsg.validate --jobs N`` and the progress line on a terminal (issue 19)."""
+"""``python -m agentmsg.validate --jobs N`` and the progress line on a terminal."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16 §1: the validator's provider kinds refuse what the providers' APIs refuse.
+"""The validator's provider kinds refuse what the providers' APIs refuse.
 
 Each case is a request the API answers 400 for (the lenient codecs would read it); the
 validator reports it with the path and the provider's rule.

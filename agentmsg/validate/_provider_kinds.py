@@ -20,6 +20,7 @@ codec, when a document of theirs is first checked.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 from importlib import import_module
 from types import ModuleType
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
 Errors = list[ValidationError | ConversationOrderError]
 
 
+@cache
 def _codec(provider: str) -> ModuleType:
     """Return the codec module ``agentmsg.providers.<provider>``, imported on first use."""
     return import_module(f"..providers.{provider}", __package__)
