@@ -1,8 +1,5 @@
 """Check agentmsg and provider documents from the command line: ``python -m agentmsg.validate``.
 
->>> main(["--kind", "chat_message", "--no-such-option"])
-2
-
 The modules, from the command down:
 
 - ``_cli``: the options, ``--list-kinds``, ``--schema``, ``main``;

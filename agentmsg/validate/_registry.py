@@ -146,29 +146,6 @@ def resemblance(kind: Kind, doc: Any) -> int:
 # -- checkers ---------------------------------------------------------------------------------
 
 
-def _each(check: Callable[[Any], Any], what: str) -> Callable[[Any], list[Any]]:
-    """Return a checker for an array of documents: every item is checked, every problem kept."""
-
-    def check_all(doc: Any) -> list[Any]:
-        if type(doc) is not list:
-            raise expected(f"an array of {what}", doc, "")
-        values: list[Any] = []
-        errors: list[ValidationError | ConversationOrderError] = []
-        for i, item in enumerate(doc):
-            try:
-                values.append(check(item))
-            except ValidationError as exc:
-                errors.append(exc.prefixed(i))
-        if errors:
-            raise Problems(errors)
-        return values
-
-    return check_all
-
-
-_definitions = _each(ToolDefinition.from_dict, "tool definitions")
-
-
 def check_conversation(doc: Any) -> None:
     """Check every message, then their order, and that no tool call is left unanswered.
 
@@ -217,9 +194,18 @@ def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
     ...     print([problem.path for problem in many.errors])
     ['[1].name']
     """
-    definitions = _definitions(doc)
-    seen: set[str] = set()
+    if type(doc) is not list:
+        raise expected("an array of tool definitions", doc, "")
+    definitions: list[ToolDefinition] = []
     errors: list[ValidationError | ConversationOrderError] = []
+    for i, item in enumerate(doc):
+        try:
+            definitions.append(ToolDefinition.from_dict(item))
+        except ValidationError as exc:
+            errors.append(exc.prefixed(i))
+    if errors:
+        raise Problems(errors)
+    seen: set[str] = set()
     for i, definition in enumerate(definitions):
         if definition.name in seen:
             errors.append(ValidationError("tool names must be unique in a list of tools", f"[{i}].name", "unique"))
