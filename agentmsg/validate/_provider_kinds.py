@@ -29,7 +29,9 @@ from .._checks import expect_object, expected, missing
 from ..errors import ConversationOrderError, ValidationError
 from ..history import ConversationHistory
 from ..messages import ChatMessage
-from . import _provider_rules
+from ._provider_rules import (
+    anthropic_request, anthropic_tools, ollama_request, ollama_tools, openai_messages, openai_request, openai_tools,
+)
 from ._rules import Findings, Problems, problems_of
 
 __all__ = [
@@ -109,10 +111,8 @@ def _check_tools(codec: ModuleType, body: dict[str, Any], errors: Errors) -> Non
             errors.append(exc.prefixed("tools"))
 
 
-def _request(provider: str) -> Callable[[Any], None]:
-    """Return the checker of a chat request body (OpenAI, Anthropic, Ollama): its API's rules, then the codec's."""
-
-    rules: Callable[[dict[str, Any]], Findings] = getattr(_provider_rules, f"{provider}_request")
+def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Callable[[Any], None]:
+    """Return the checker of a chat request body (OpenAI, Anthropic, Ollama): the API's ``rules``, the codec."""
 
     def check(doc: Any) -> None:
         body = expect_object(doc)
@@ -215,7 +215,7 @@ def check_openai_messages(doc: Any) -> None:
     """Check a bare OpenAI (or vLLM) ``messages`` array: the API's rules, each message, the order."""
     if type(doc) is not list:
         raise expected("an array of messages", doc, "")
-    refused = _provider_rules.openai_messages(doc)
+    refused = openai_messages(doc)
     try:
         messages, owners = _one_by_one(_codec("openai").from_messages, doc)
     except Problems as many:
@@ -227,10 +227,8 @@ def check_openai_messages(doc: Any) -> None:
     _in_order(messages, owners, "")
 
 
-def _tools(provider: str, one: bool) -> Callable[[Any], None]:
+def _tools(provider: str, rules: Callable[[Any], Findings], one: bool) -> Callable[[Any], None]:
     """Return the checker of a provider's tool definition (``one``) or array of them."""
-
-    rules: Callable[[Any], Findings] = getattr(_provider_rules, f"{provider}_tools")
 
     def check(doc: Any) -> None:
         if one:
@@ -256,11 +254,12 @@ def _tools(provider: str, one: bool) -> Callable[[Any], None]:
     return check
 
 
-check_openai_request = _request("openai")
-check_anthropic_request = _request("anthropic")
-check_ollama_request = _request("ollama")
+check_openai_request = _request("openai", openai_request)
+check_anthropic_request = _request("anthropic", anthropic_request)
+check_ollama_request = _request("ollama", ollama_request)
 check_responses_request = _with_system("openai_responses", "input", ("instructions",), model=True)
 check_gemini_request = _with_system("gemini", "contents", ("systemInstruction", "system_instruction"), model=False)
-check_openai_tool, check_openai_tools = _tools("openai", True), _tools("openai", False)
-check_anthropic_tool, check_anthropic_tools = _tools("anthropic", True), _tools("anthropic", False)
-check_ollama_tool, check_ollama_tools = _tools("ollama", True), _tools("ollama", False)
+check_openai_tool, check_openai_tools = _tools("openai", openai_tools, True), _tools("openai", openai_tools, False)
+check_anthropic_tool = _tools("anthropic", anthropic_tools, True)
+check_anthropic_tools = _tools("anthropic", anthropic_tools, False)
+check_ollama_tool, check_ollama_tools = _tools("ollama", ollama_tools, True), _tools("ollama", ollama_tools, False)

@@ -75,8 +75,10 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def string_at(data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True) -> str | None:
-    """Return the string ``data[key]``; note in ``out`` a value that is not one, or a missing one if ``required``."""
+def string_at(
+    data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True
+) -> str | None:
+    """Return the string ``data[key]``; note in ``out`` one that is not a string, or is missing if ``required``."""
     value = data.get(key)
     if value is None:
         if required:
@@ -89,9 +91,10 @@ def string_at(data: dict[str, Any], key: str, path: str, out: Findings, rule: st
 
 
 def object_at(
-    data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True, what: str = "an object"
+    data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True,
+    what: str = "an object",
 ) -> dict[str, Any] | None:
-    """Return the object ``data[key]``; note in ``out`` a value that is not one, or a missing one if ``required``."""
+    """Return the object ``data[key]``; note in ``out`` one that is not an object, or is missing if ``required``."""
     value = data.get(key)
     if value is None:
         if required:
