@@ -636,7 +636,7 @@ def test_the_package_imports_no_database_driver() -> None:
     """The store module imports no driver; a postgresql:// URL without psycopg says what to install."""
     code = (
         "import sys; sys.modules['psycopg'] = None\n"  # psycopg not installed
-        "import agentmsg, agentmsg.store, agentmsg.io.store as s\n"
+        "import agentmsg, agentmsg.io.store as s\n"
         "assert not any(m.startswith('psycopg') and sys.modules[m] for m in sys.modules)\n"
         "try:\n"
         "    s.MessageStore('postgresql://u:pw@localhost/db')\n"
