@@ -1,4 +1,4 @@
-"""Shared test settings: a bounded hypothesis profile, the e2e tier, and the programs and servers tests share."""
+"""Shared test settings: hypothesis profiles, the e2e tier, and the programs and servers tests share."""
 
 import contextlib
 import fcntl
@@ -13,13 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default",
-    max_examples=int(os.environ.get("AGENTMSG_HYPOTHESIS_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.load_profile("default")
+# Hypothesis profiles: "ci" (.ci/run sets HYPOTHESIS_PROFILE=ci) runs every test's own example count,
+# @settings(max_examples=N), and 150 where a test names none; "default", for a quick local run, a third.
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("default", settings.get_profile("ci"), max_examples=50)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # The helper modules beside the tests hold no doctests; --doctest-modules would import each of them (the
 # MCP SDK with tests/mcp_server.py) in every worker for nothing.
@@ -31,6 +29,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("AGENTMSG_E2E") == "0":
         expression = config.option.markexpr
         config.option.markexpr = f"({expression}) and not e2e" if expression else "not e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Scale the example count a hypothesis test names itself to the loaded profile (a third by default)."""
+    share = settings.default.max_examples / settings.get_profile("ci").max_examples
+    scaled: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        test = getattr(test, "__func__", test)  # a method's function
+        # what @given and @settings leave on the test; hypothesis reads it when the test runs
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if share == 1 or own is None or own.max_examples == settings.default.max_examples or id(test) in scaled:
+            continue  # a test that names no count follows the profile already
+        scaled.add(id(test))
+        test._hypothesis_internal_use_settings = settings(own, max_examples=max(1, round(own.max_examples * share)))
 
 
 def require_program(name: str, debian_package: str) -> str:
