@@ -15,7 +15,7 @@ without a newline at start), ``huge_reply`` (a 2 MB reply line), ``grandchild`` 
 child that inherits its pipes and outlives it; its pid goes to stderr).
 Tools: ``tools_pages`` (tools/list in two pages, names that need the canonical mapping, and
 a tools/list_changed notification before the second page's reply).
-The client side of MCP: ``spec`` also answers prompts/list (two pages), prompts/get,
+The client side of MCP: ``spec`` also answers prompts/list (two pages), prompts/get, completion/complete,
 resources/templates/list, resources/subscribe (then sends the update notification) and
 logging/setLevel with the specification's examples, checking the client's requests against
 the request examples; its tool ``replay_client_spec`` sends the client the specification's
@@ -91,6 +91,8 @@ SPEC_REPLIES = {
                                            fixture("2025-11-25_resource_templates_list_response.json")["result"]),
     "resources/subscribe": lambda m: ("2025-11-25_resources_subscribe_request.json", {}),
     "logging/setLevel": lambda m: ("2025-11-25_logging_set_level_request.json", {}),
+    "completion/complete": lambda m: ("2025-11-25_completion_request_with_context.json",
+                                      fixture("2025-11-25_completion_response_with_context.json")["result"]),
 }
 
 

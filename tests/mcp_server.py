@@ -13,7 +13,7 @@ Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --
   tool-name rule), ``recipe_photo`` (an image), ``slow_count`` (progress notifications),
   ``failing`` (raises: an ``isError`` result), ``recipe_card`` (structured content and an
   embedded resource), ``add_tool`` (registers a tool and says the tool list changed);
-- the client side of MCP: prompts ``plan_meal`` (text, an argument), ``show_dish`` (an image and
+- the client side of MCP: prompts ``plan_meal`` (text, an argument it completes), ``show_dish`` (an image and
   an embedded resource, a user and an assistant message), ``listen`` (audio); tools
   ``client_capabilities`` (what the client declared), ``ask_model`` (sampling),
   ``ask_user`` (form elicitation), ``ask_user_url`` (URL elicitation), ``show_roots``
@@ -47,6 +47,8 @@ except ImportError:  # mcp 1.x
     from mcp.server.fastmcp.utilities.types import Image
 from mcp.types import (
     AudioContent,
+    Completion,
+    PromptReference,
     EmbeddedResource,
     EmptyResult,
     ImageContent,
@@ -176,6 +178,17 @@ def show_dish(name: str) -> list:
 @server.prompt(description="A prompt with audio.")
 def listen() -> list:
     return [{"role": "user", "content": AudioContent(type="audio", data=base64.b64encode(b"RIFF").decode(), mimeType="audio/wav")}]
+
+
+INGREDIENTS = ["egg", "eggplant", "endive", "fennel"]
+
+
+@server.completion()
+async def complete(ref, argument, context):
+    if isinstance(ref, PromptReference) and ref.name == "plan_meal" and argument.name == "ingredient":
+        found = [i for i in INGREDIENTS if i.startswith(argument.value)]
+        return Completion(values=found, total=len(found), has_more=False)
+    return None
 
 
 # --- the client side of MCP -----------------------------------------------------------------------

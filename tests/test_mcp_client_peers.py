@@ -23,6 +23,7 @@ from agentmsg.io.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     McpClient,
+    McpCompletion,
     McpError,
     McpPromptResult,
     McpResourceTemplate,
@@ -128,6 +129,10 @@ def test_spec_prompts_templates_subscriptions_and_log_level():
         assert template == McpResourceTemplate("file:///{path}", "Project Files", "📁 Project Files",
                                                "Access files in the project directory", "application/octet-stream")
         client.set_log_level(example("logging_set_level_request")["params"]["level"])
+        asked = example("completion_request_with_context")["params"]
+        suggested = client.complete(asked["argument"]["name"], asked["argument"]["value"], prompt=asked["ref"]["name"],
+                                    context=asked["context"]["arguments"])
+        assert suggested == McpCompletion(("flask",), 1, False)
         # a subscription: the stand-in says the resource was updated right after it
         cache = ResourceCache(client)
         uri = example("resources_subscribe_request")["params"]["uri"]
@@ -140,7 +145,7 @@ def test_spec_prompts_templates_subscriptions_and_log_level():
         assert cache.get("fake-spec", uri).status == "retrieved" and cache.fetches == 2
         sent = {m["method"]: m for m in client.transport.sent if "method" in m}
         for name in ("prompts_get_request", "resource_templates_list_request", "resources_subscribe_request",
-                     "logging_set_level_request"):
+                     "logging_set_level_request", "completion_request_with_context"):
             spec = example(name)
             assert {k: v for k, v in sent[spec["method"]].items() if k != "id"} == {k: v for k, v in spec.items() if k != "id"}
 

@@ -25,6 +25,7 @@ from agentmsg.io.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     McpClient,
+    McpCompletion,
     McpError,
     McpPrompt,
     McpPromptArgument,
@@ -164,6 +165,13 @@ def test_a_prompt_with_an_image_a_resource_and_an_assistant_turn(kitchen):
     # the messages go to a provider as they are
     body = anthropic.to_request(result.messages, model="claude-haiku-4-5", max_tokens=100)
     assert body["messages"][0]["content"][0]["type"] == "image"
+
+
+def test_completion_of_a_prompt_argument(kitchen):
+    assert kitchen.complete("ingredient", "eg", prompt="plan_meal") == McpCompletion(("egg", "eggplant"), 2, False)
+    assert kitchen.complete("guests", "1", prompt="plan_meal").values == ()
+    with pytest.raises(TypeError):
+        kitchen.complete("ingredient", "eg")
 
 
 def test_prompt_audio_becomes_a_note(kitchen):

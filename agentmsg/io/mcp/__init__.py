@@ -4,7 +4,7 @@ One module per part, each importing only those above it: ``protocol`` (the versi
 messages, ``McpError``, ``Cancellation``), ``transport`` (``Transport``, ``StdioTransport``,
 ``HttpTransport``), ``tools`` (``McpToolResult``, the listed tools and their names, a tool's
 function), ``resources`` (``McpResourceInfo``, ``McpResourceTemplate``, ``ResourceCache``),
-``prompts`` (``McpPrompt``, ``McpPromptResult``), ``sampling`` (``SamplingRequest``,
+``prompts`` (``McpPrompt``, ``McpPromptResult``, ``McpCompletion``), ``sampling`` (``SamplingRequest``,
 ``SamplingResult``, ``provider_sampler``) and ``elicitation`` (``ElicitationRequest``,
 ``ElicitationResponse``): what a server may ask of the host, ``server_requests`` (``McpRoot``,
 and the answers to the server's requests), then ``session`` (``McpClient``). Import the public
@@ -14,7 +14,7 @@ names from here.
 from __future__ import annotations
 
 from .elicitation import ElicitationField, ElicitationRequest, ElicitationResponse
-from .prompts import McpPrompt, McpPromptArgument, McpPromptResult
+from .prompts import McpCompletion, McpPrompt, McpPromptArgument, McpPromptResult
 from .protocol import PROTOCOL_VERSION, Cancellation, McpError
 from .resources import McpResourceInfo, McpResourceTemplate, ResourceCache
 from .sampling import SamplingRequest, SamplingResult, provider_sampler
@@ -31,6 +31,7 @@ __all__ = [
     "McpResourceInfo",
     "McpResourceTemplate",
     "McpToolResult",
+    "McpCompletion",
     "McpPrompt",
     "McpPromptArgument",
     "McpPromptResult",

@@ -1,4 +1,4 @@
-"""MCP prompts: what a server lists (``prompts/list``) and what a prompt gives (``prompts/get``).
+"""MCP prompts: what a server lists (``prompts/list``), what a prompt gives (``prompts/get``), completions.
 
 >>> prompt = prompt_info({"name": "code_review", "title": "Request Code Review",
 ...     "arguments": [{"name": "code", "description": "The code to review", "required": True}]}, 0)
@@ -19,8 +19,10 @@ A prompt's messages become ``ChatMessage``s, one per prompt message, in order an
 resource as its text under a ``[resource <uri>]`` line (an image blob as an image), a resource
 link as a ``[resource link: <uri>]`` line, and audio, an image in an assistant message (which
 carries text only) or another binary resource as a short note that says what was left out.
-``blocks`` keeps each message's content block as the server sent it. The parsers raise
-``McpError(code="protocol")``; the client names its server in the message.
+``blocks`` keeps each message's content block as the server sent it. ``completion`` reads a
+``completion/complete`` reply (suggested values for a prompt's argument or a resource template's
+variable). The parsers raise ``McpError(code="protocol")``; the client names its server in the
+message.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ from ...messages import ChatMessage
 from .protocol import McpError
 from .tools import _content_part
 
-__all__ = ["McpPrompt", "McpPromptArgument", "McpPromptResult"]
+__all__ = ["McpCompletion", "McpPrompt", "McpPromptArgument", "McpPromptResult"]
 
 _MAX_ARGUMENTS = 1000
+_MAX_COMPLETIONS = 100  # MCP's limit for one reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,3 +225,46 @@ def _prompt_message(item: object, index: int) -> tuple[ChatMessage, FrozenDict]:
     if type(part) is TextPart:
         return ChatMessage.assistant(part.text), block
     return ChatMessage.assistant("[image omitted: an assistant message carries text only]"), block
+
+
+@dataclass(frozen=True, slots=True)
+class McpCompletion:
+    """Suggested values for an argument (``completion/complete``): at most 100, ``total`` and ``has_more`` if known.
+
+    >>> completion({"completion": {"values": ["python", "pytorch", "pyside"], "total": 10, "hasMore": True}})
+    McpCompletion(values=('python', 'pytorch', 'pyside'), total=10, has_more=True)
+    """
+
+    values: tuple[str, ...]
+    total: int | None = None
+    has_more: bool = False
+
+
+def completion(result: Mapping[str, Any]) -> McpCompletion:
+    """Return a ``completion/complete`` result as an ``McpCompletion``."""
+    found = result.get("completion")
+    values = found.get("values") if isinstance(found, dict) else None
+    if not isinstance(found, dict) or not isinstance(values, list) or len(values) > _MAX_COMPLETIONS:
+        raise McpError(
+            f"malformed reply to completion/complete: completion.values must be an array of at most {_MAX_COMPLETIONS} strings",
+            "protocol",
+        )
+    if not all(isinstance(value, str) for value in values):
+        raise McpError("malformed reply to completion/complete: completion.values must hold strings", "protocol")
+    total = found.get("total")
+    return McpCompletion(
+        tuple(values), total if type(total) is int else None, found.get("hasMore") is True
+    )
+
+
+def completion_reference(prompt: str | None, uri_template: str | None) -> dict[str, str]:
+    """Return the ``ref`` of a ``completion/complete`` request: a prompt's name or a resource template."""
+    if (prompt is None) == (uri_template is None):
+        raise TypeError("give prompt= (a prompt's name) or uri_template= (a resource template), not both")
+    if prompt is not None:
+        if not isinstance(prompt, str) or not prompt:
+            raise TypeError("prompt must be a non-empty string")
+        return {"type": "ref/prompt", "name": prompt}
+    if not isinstance(uri_template, str) or not uri_template:
+        raise TypeError("uri_template must be a non-empty string")
+    return {"type": "ref/resource", "uri": uri_template}

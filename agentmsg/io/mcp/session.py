@@ -32,7 +32,16 @@ from ...tools import ToolDefinition
 from .elicitation import Elicitor
 from .sampling import Sampler
 from .server_requests import McpRoot, ServerRequests, check_log_level, check_roots
-from .prompts import McpPrompt, McpPromptResult, prompt_arguments, prompt_info, prompt_result
+from .prompts import (
+    McpCompletion,
+    McpPrompt,
+    McpPromptResult,
+    completion,
+    completion_reference,
+    prompt_arguments,
+    prompt_info,
+    prompt_result,
+)
 from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, Cancellation, McpError, ProgressCallback, reply_result
 from .resources import McpResourceInfo, McpResourceTemplate, resource_contents, resource_info, resource_template
 from .tools import ListedTool, McpToolFunction, McpToolResult, listed_tools, server_name
@@ -623,6 +632,29 @@ class McpClient:
         result = self.request("prompts/get", params)
         with self._naming_the_server():
             return prompt_result(result)
+
+    def complete(
+        self,
+        argument: str,
+        value: str,
+        *,
+        prompt: str | None = None,
+        uri_template: str | None = None,
+        context: Mapping[str, str] | None = None,
+    ) -> McpCompletion:
+        """Return the server's suggestions for ``argument`` of a prompt or a resource template, typed so far as ``value``.
+
+        Name the prompt (``prompt=``) or the template (``uri_template=``); ``context`` holds the
+        arguments already chosen (``completion/complete``).
+        """
+        if not isinstance(argument, str) or not argument or not isinstance(value, str):
+            raise TypeError("argument must be a non-empty string and value a string")
+        params: dict[str, Any] = {"ref": completion_reference(prompt, uri_template), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": prompt_arguments(context)}
+        result = self.request("completion/complete", params)
+        with self._naming_the_server():
+            return completion(result)
 
     # utilities
 
