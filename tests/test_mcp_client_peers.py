@@ -33,7 +33,6 @@ from agentmsg.io.mcp import (
     SamplingResult,
     StdioTransport,
 )
-from agentmsg.io.mcp.prompts import prompt_result
 from agentmsg.io.mcp.server_requests import LOG_BURST, MAX_HANDLERS, ServerRequests
 from agentmsg.providers import Response
 
@@ -345,10 +344,10 @@ def test_sampling_results_map_the_stop_reason():
 
 
 def test_malformed_prompt_results_are_protocol_errors():
-    for bad in ({"messages": "x"}, {"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]},
+    for bad in ([], {"messages": "x"}, {"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]},
                 {"messages": [{"role": "user", "content": {"type": "text"}}]}, {"messages": [{"role": "user", "content": 3}]}):
         with pytest.raises(McpError) as info:
-            prompt_result(bad)
+            McpPromptResult.from_dict(bad)
         assert info.value.code == "protocol" and "prompts/get" in str(info.value)
 
 
@@ -376,6 +375,6 @@ def test_any_server_request_params_give_a_request_or_a_validation_error(params):
 @given(st.dictionaries(st.sampled_from(KEYS), PARAMS, max_size=5))
 def test_any_prompt_result_gives_messages_or_an_mcp_error(result):
     try:
-        assert type(prompt_result(result)) is McpPromptResult
+        assert type(McpPromptResult.from_dict(result)) is McpPromptResult
     except McpError as exc:
         assert exc.code == "protocol"

@@ -151,6 +151,7 @@ def test_list_prompts_and_get_a_text_prompt(kitchen):
     result = kitchen.get_prompt("plan_meal", {"ingredient": "eggs", "guests": "4"})
     assert result.messages == (ChatMessage.user("Plan a meal for 4 around eggs."),)
     assert result.blocks[0]["type"] == "text"
+    assert type(result).from_dict(result.to_dict()) == result
     assert "Plan a meal for" not in repr(result)
 
 
@@ -162,6 +163,7 @@ def test_a_prompt_with_an_image_a_resource_and_an_assistant_turn(kitchen):
         {"role": "assistant", "content": "[image omitted: an assistant message carries text only]"},
         {"role": "assistant", "content": "That is soup."},
     ]
+    assert type(result).from_dict(result.to_dict()) == result
     # the messages go to a provider as they are
     body = anthropic.to_request(result.messages, model="claude-haiku-4-5", max_tokens=100)
     assert body["messages"][0]["content"][0]["type"] == "image"

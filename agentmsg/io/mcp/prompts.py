@@ -6,7 +6,7 @@
 McpPrompt(name='code_review', arguments=('code',))
 >>> prompt.arguments[0].required
 True
->>> result = prompt_result({"description": "Code review prompt", "messages": [
+>>> result = McpPromptResult.from_dict({"description": "Code review prompt", "messages": [
 ...     {"role": "user", "content": {"type": "text", "text": "Please review this code: print(1)"}}]})
 >>> result
 McpPromptResult(messages=1, description=<18 chars>)
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._checks import count, type_name
-from ..._frozen import FrozenDict, freeze_json
+from ..._frozen import FrozenDict, freeze_json, thaw_json
 from ...content import TextPart
 from ...errors import ValidationError
 from ...messages import ChatMessage
@@ -102,7 +102,11 @@ class McpPrompt:
 
 @dataclass(frozen=True, slots=True, repr=False)
 class McpPromptResult:
-    """What ``prompts/get`` gave: the prompt's messages as ``ChatMessage``s, its description, the blocks as sent."""
+    """What ``prompts/get`` gave: the prompt's messages as ``ChatMessage``s, its description, the blocks as sent.
+
+    ``from_dict`` reads a ``GetPromptResult`` (a malformed one raises ``McpError(code="protocol")``);
+    ``to_dict`` gives it back as sent.
+    """
 
     messages: tuple[ChatMessage, ...]
     description: str | None = None
@@ -116,6 +120,22 @@ class McpPromptResult:
         _check_opt(self.description, "description")
         object.__setattr__(self, "messages", messages)
         object.__setattr__(self, "blocks", tuple(self.blocks))
+
+    @classmethod
+    def from_dict(cls, data: Any, /) -> McpPromptResult:
+        """Parse a ``GetPromptResult``; a malformed one raises ``McpError(code="protocol")``."""
+        if not isinstance(data, Mapping):
+            raise McpError(f"malformed reply to prompts/get: expected an object, got {type_name(data)}", "protocol")
+        return prompt_result(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return MCP's ``GetPromptResult`` shape (the content blocks as the server sent them)."""
+        out: dict[str, Any] = {"messages": [
+            {"role": message.role.name.lower(), "content": thaw_json(block)} for message, block in zip(self.messages, self.blocks)
+        ]}
+        if self.description is not None:
+            out["description"] = self.description
+        return out
 
     def __repr__(self) -> str:
         described = "None" if self.description is None else f"{count(len(self.description), 'char')}"
