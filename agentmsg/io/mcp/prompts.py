@@ -37,6 +37,7 @@ from ...content import TextPart
 from ...errors import ValidationError
 from ...messages import ChatMessage
 from .protocol import McpError
+from .resources import _opt_str
 from .tools import _content_part
 
 __all__ = ["McpCompletion", "McpPrompt", "McpPromptArgument", "McpPromptResult"]
@@ -60,8 +61,8 @@ class McpPromptArgument:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
-        _check_opt(self.title, "title")
-        _check_opt(self.description, "description")
+        _check_opt_str(self.title, "title")
+        _check_opt_str(self.description, "description")
         if type(self.required) is not bool:
             raise ValidationError(f"expected a boolean, got {type_name(self.required)}", "required", "type")
 
@@ -81,8 +82,8 @@ class McpPrompt:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
-        _check_opt(self.title, "title")
-        _check_opt(self.description, "description")
+        _check_opt_str(self.title, "title")
+        _check_opt_str(self.description, "description")
         arguments = tuple(self.arguments)
         for index, argument in enumerate(arguments):
             if type(argument) is not McpPromptArgument:
@@ -117,7 +118,7 @@ class McpPromptResult:
         for index, message in enumerate(messages):
             if type(message) is not ChatMessage:
                 raise ValidationError(f"expected a ChatMessage, got {type_name(message)}", f"messages[{index}]", "type")
-        _check_opt(self.description, "description")
+        _check_opt_str(self.description, "description")
         object.__setattr__(self, "messages", messages)
         object.__setattr__(self, "blocks", tuple(self.blocks))
 
@@ -147,14 +148,9 @@ def _check_name(value: object, path: str) -> None:
         raise ValidationError(f"expected a non-empty string, got {type_name(value)}", path, "type")
 
 
-def _check_opt(value: object, path: str) -> None:
+def _check_opt_str(value: object, path: str) -> None:
     if value is not None and not isinstance(value, str):
         raise ValidationError(f"expected a string or null, got {type_name(value)}", path, "type")
-
-
-def _opt(item: Mapping[str, Any], key: str) -> str | None:
-    value = item.get(key)
-    return value if isinstance(value, str) else None
 
 
 def prompt_info(item: object, index: int) -> McpPrompt:
@@ -171,15 +167,16 @@ def prompt_info(item: object, index: int) -> McpPrompt:
     for position, argument in enumerate(raw):
         if not isinstance(argument, dict):
             raise McpError(f"{where}.arguments[{position}] must be an object", "protocol")
+        name: Any = argument.get("name")  # McpPromptArgument checks it
         try:
             arguments.append(McpPromptArgument(
-                argument.get("name"), _opt(argument, "title"), _opt(argument, "description"),  # type: ignore[arg-type]  # checked by McpPromptArgument
-                argument.get("required") is True,
+                name, _opt_str(argument, "title"), _opt_str(argument, "description"), argument.get("required") is True
             ))
         except ValidationError as exc:
             raise McpError(f"{where}.arguments[{position}].{exc}", "protocol") from None
+    prompt_name: Any = item.get("name")  # McpPrompt checks it
     try:
-        return McpPrompt(item.get("name"), _opt(item, "title"), _opt(item, "description"), tuple(arguments))  # type: ignore[arg-type]  # checked by McpPrompt
+        return McpPrompt(prompt_name, _opt_str(item, "title"), _opt_str(item, "description"), tuple(arguments))
     except ValidationError as exc:
         raise McpError(f"{where}.{exc}", "protocol") from None
 
@@ -223,7 +220,7 @@ def prompt_result(result: Mapping[str, Any]) -> McpPromptResult:
             raise McpError(f"malformed reply to prompts/get: messages[{index}].{exc}", "protocol") from None
         messages.append(message)
         blocks.append(block)
-    return McpPromptResult(tuple(messages), _opt(result, "description"), tuple(blocks))
+    return McpPromptResult(tuple(messages), _opt_str(result, "description"), tuple(blocks))
 
 
 def _prompt_message(item: object, index: int) -> tuple[ChatMessage, FrozenDict]:

@@ -98,11 +98,16 @@ class SamplingRequest:
             max_tokens,
             _opt_str(params, "systemPrompt"),
             None if temperature is None else float(temperature),
-            tuple(s for s in params.get("stopSequences") or () if isinstance(s, str)) if isinstance(params.get("stopSequences"), list) else (),
-            tuple(h["name"] for h in hints if isinstance(h, dict) and isinstance(h.get("name"), str)) if isinstance(hints, list) else (),
+            _strings(params.get("stopSequences")),
+            _strings([h.get("name") for h in hints if isinstance(h, dict)] if isinstance(hints, list) else None),
             _opt_str(params, "includeContext"),
             freeze_json(metadata, "metadata") if isinstance(metadata, dict) else None,
         )
+
+
+def _strings(items: object) -> tuple[str, ...]:
+    """Return the strings of a list (advisory values: anything else is left out)."""
+    return tuple(item for item in items if isinstance(item, str)) if isinstance(items, list) else ()
 
 
 def _sampling_message(item: object) -> ChatMessage:

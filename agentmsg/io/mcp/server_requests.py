@@ -361,7 +361,7 @@ class ServerRequests:
                 start, seen = now, 0
             self._log_window = (start, seen + 1)
             if seen < LOG_BURST:
-                server_log.log(level, "MCP server %r logged a %s message (logger %r; its data is logged at DEBUG)",
+                server_log.log(level, "MCP server %r sent a log message at level %s (logger %r; its data is logged at DEBUG)",
                                self.server, str(level_name)[:20], source)
             elif seen == LOG_BURST:
                 server_log.warning("MCP server %r: more than %d log messages this minute; the rest go to DEBUG only",
