@@ -3,7 +3,8 @@
 A name two sources offer is refused. An MCP tool whose wire name the provider refuses is offered
 under an alias it takes (``_offered_name``). A call to an MCP tool reaches the server with
 ``on_progress`` routed to the tool message of that call: ``expect`` says, before a step's calls
-run, which tool message each call's progress belongs to.
+run, which tool message each call's progress belongs to. ``cancel`` ends the turn's MCP calls
+that still run (each server is told) and refuses later ones.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from .._frozen import thaw_json
 from ..errors import ValidationError
 from ..io.execution import Tool, ToolRegistry
-from ..io.mcp import McpClient, McpError, McpToolResult
+from ..io.mcp import Cancellation, McpClient, McpError, McpToolResult
 from ..io.mcp.protocol import ProgressCallback
 from ..io.mcp.tools import McpToolFunction
 from ..records import ToolResultRecord
@@ -49,6 +50,7 @@ class ToolNamespace:
         self.on_progress = on_progress
         self._routes: dict[tuple[str, str], list[str]] = {}  # MCP call (name, arguments) -> tool message ids
         self._lock = threading.Lock()
+        self.cancellation = Cancellation()
         self.registry = self._build()
 
     def refresh(self) -> bool:
@@ -67,7 +69,7 @@ class ToolNamespace:
         for client in self.clients:
             for tool in client.tools():
                 name = _offered_name(self.provider, tool, owners)
-                function = McpToolFunction(client, tool.name, partial(self._route, name))
+                function = McpToolFunction(client, tool.name, partial(self._route, name), self.cancellation)
                 tool = replace(tool, definition=replace(tool.definition, name=name), function=function)
                 if tool.name in owners:
                     raise ValidationError(
@@ -79,6 +81,10 @@ class ToolNamespace:
                 owners[tool.name] = f"MCP server {client.name!r}"
                 combined.add(tool)
         return combined
+
+    def cancel(self, reason: str) -> None:
+        """End the MCP calls that run now (their servers receive ``notifications/cancelled``), and later ones."""
+        self.cancellation.cancel(reason)
 
     def expect(self, calls: Iterable[tuple[str, Mapping[str, Any], str]]) -> None:
         """Route the progress of the calls about to run: (offered name, arguments, tool message id) each."""

@@ -320,6 +320,7 @@ class HttpTransport:
     and sent back; ``close`` ends the session with a DELETE. Messages the server sends outside
     a request (``notifications/tools/list_changed``, say) arrive on the GET stream, which is
     opened after the handshake and read on a daemon thread (``listen=False`` does without it).
+    ``abort(request_id)`` ends the POST that waits for a request's answer (a cancelled request).
     """
 
     def __init__(
@@ -348,6 +349,9 @@ class HttpTransport:
         self.listen_for_server_messages = listen
         self._listener: threading.Thread | None = None
         self._stream: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._posts: dict[Any, socket.socket | None] = {}  # request id -> the socket of its POST
+        self._aborted: collections.deque[Any] = collections.deque(maxlen=_OUTBOX)
 
     def describe(self) -> str:
         """Return the server's host and port."""
@@ -435,9 +439,15 @@ class HttpTransport:
             raise McpError("no time left to send", "timeout")
         conn = self._connection(remaining)
         response: http.client.HTTPResponse | None = None
+        request_id = message.get("id") if "method" in message else None
         try:
             conn.request("POST", self._target, body, self._request_headers())
             sock = conn.sock
+            if request_id is not None:
+                with self._lock:
+                    if request_id in self._aborted:
+                        raise McpError("the request was cancelled", "cancelled")
+                    self._posts[request_id] = sock
             response = conn.getresponse()
             session = response.getheader("Mcp-Session-Id")
             if session and self.session_id is None:
@@ -463,9 +473,23 @@ class HttpTransport:
         except (OSError, http.client.HTTPException) as exc:
             raise McpError(f"could not be reached ({type(exc).__name__})", "closed") from None
         finally:
+            if request_id is not None:
+                with self._lock:
+                    self._posts.pop(request_id, None)
             if response is not None:
                 response.close()
             conn.close()
+
+    def abort(self, request_id: Any) -> None:
+        """End the POST waiting for the answer to ``request_id`` now; a later send of that request ends at once."""
+        with self._lock:
+            self._aborted.append(request_id)
+            sock = self._posts.get(request_id)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def _settle(self, sock: socket.socket | None, deadline: float) -> None:
         remaining = deadline - time.monotonic()
