@@ -30,7 +30,7 @@ its first use, not when the module loads: compiling them all would add ~12% to t
 - ``list_to_dict(cls)`` returns the ``to_dict`` of a tuple of instances, with no call per item.
 
 Validation stays hand-written, in each class: rules are logic, not field lists.
-``agentmsg._fields`` is the events' and records' generator (``__init__`` and the decoder from
+``agentmsg._fieldtable`` is the events' and records' generator (``__init__`` and the decoder from
 each field's wire key and check).
 """
 
