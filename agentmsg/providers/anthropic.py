@@ -449,6 +449,16 @@ def parse_response(body: Any) -> Response:
     return Response(message, get_optional_str(body, "stop_reason"), freeze_usage(body.get("usage"), "usage"))
 
 
+def _block_event(event: dict[str, Any], key: str) -> tuple[int, dict[str, Any], str]:
+    """Return the ``index``, the object at ``key`` and its ``type`` of a content block event."""
+    index = check_int(event.get("index"), "index", minimum=0)
+    body = get_object(event, key)
+    try:
+        return index, body, get_str(body, "type")
+    except ValidationError as exc:
+        raise exc.prefixed(key) from None
+
+
 class StreamParser(StreamReader):
     """Read Messages API stream events one by one; ``finish`` gives the whole ``Response``.
 
@@ -534,10 +544,8 @@ class StreamParser(StreamReader):
                     self._usage[key] = value
 
     def _start(self, event: dict[str, Any]) -> tuple[Piece, ...]:
-        index = check_int(event.get("index"), "index", minimum=0)
-        block = get_object(event, "content_block")
+        index, block, kind = _block_event(event, "content_block")
         try:
-            kind = get_str(block, "type")
             if kind == "text":
                 text = get_str(block, "text")
                 self._texts[index] = [text] if text else []
@@ -567,10 +575,8 @@ class StreamParser(StreamReader):
             raise exc.prefixed("content_block") from None
 
     def _delta(self, event: dict[str, Any]) -> tuple[Piece, ...]:
-        index = check_int(event.get("index"), "index", minimum=0)
-        delta = get_object(event, "delta")
+        index, delta, kind = _block_event(event, "delta")
         try:
-            kind = get_str(delta, "type")
             if kind == "text_delta":
                 text = get_str(delta, "text")
                 pieces = self._texts.get(index)
