@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._checks import expect_object, get_bool, get_object, get_optional_str, get_str, map_items
+from .._checks import expect_object, get_bool, get_object, get_optional_str, get_str, map_items, type_name
 from .._frozen import FrozenDict, thaw_json
 from ..errors import ValidationError
 from ..tools import ToolDefinition, check_strict
-from ._common import UNSUPPORTED, NameRule, canonical_name, checked_items, expect_items, rename, wire_name
+from ._common import UNSUPPORTED, NameRule, as_list, canonical_name, expect_items, rename, wire_name
 
 __all__ = [
     "checked_tools",
@@ -33,7 +33,11 @@ __all__ = [
 
 def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:
     """Return the definitions as a list, refusing anything that is not a ToolDefinition."""
-    return checked_items(definitions, ToolDefinition, "tools", "from_tools")
+    items = as_list(definitions, "ToolDefinition")
+    for i, definition in enumerate(items):
+        if type(definition) is not ToolDefinition:
+            raise TypeError(f"tools[{i}]: expected a ToolDefinition, got {type_name(definition)} (decode data with from_tools)")
+    return items
 
 
 def extras_of(item: dict[str, Any], modeled: frozenset[str] | set[str]) -> dict[str, Any]:

@@ -48,8 +48,8 @@ from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
     ANTHROPIC_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages, dump_arguments,
-    expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, payload,
-    provider_error, relocate, rename, request_body, result_turn, wire_name,
+    expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, not_a_message,
+    payload, provider_error, relocate, rename, request_body, result_turn, wire_name,
 )
 from ._reasoning import of_provider
 from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
@@ -95,6 +95,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
     results: list[dict[str, Any]] | None = None  # the user turn that tool results are joining
     items = checked_messages(messages)
     for i, message in enumerate(items):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         try:
             if role is TOOL:

@@ -53,8 +53,8 @@ from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..tools import ToolCall, ToolDefinition
 from ._common import (
-    UNSUPPORTED, NameRule, canonical_name, checked_messages, dump_arguments, expect_items, image_data, relocate,
-    request_body, result_turn, wire_name,
+    UNSUPPORTED, NameRule, canonical_name, checked_messages, dump_arguments, expect_items, image_data, not_a_message,
+    relocate, request_body, result_turn, wire_name,
 )
 from ._gemini_response import PROVIDER, StreamParser, get_field, model_from, parse_response, standard_b64
 from ._tools import checked_tools, declaration, extras_of, function_from
@@ -107,6 +107,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[dict[str, Any] | None,
     names: dict[str, str] = {}  # tool call id -> name: a functionResponse needs the name
     results: list[dict[str, Any]] | None = None
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         try:
             if role is TOOL:

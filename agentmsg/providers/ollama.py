@@ -43,8 +43,8 @@ from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
     ERROR_PREFIX, UNSUPPORTED, assistant, check_assistant_role, checked_messages, dump_arguments, expect_items,
-    freeze_usage, generated_id, image_data, join_texts, make_call, payload, provider_error, relocate, request_body,
-    sniff_media_type,
+    freeze_usage, generated_id, image_data, join_texts, make_call, not_a_message, payload, provider_error, relocate,
+    request_body, sniff_media_type,
 )
 from ._reasoning import plain_parts, plain_text
 from ._stream import Piece, StreamReader, finish_calls, incomplete
@@ -85,7 +85,10 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
     names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages that answer
     order: dict[str, int] = {}  # tool call id -> its position in its assistant message
 
-    def encode(message: ChatMessage) -> dict[str, Any]:
+    def encode(pair: tuple[int, Any]) -> dict[str, Any]:
+        i, message = pair
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         content = message.content
         if type(content) is str:
@@ -119,7 +122,7 @@ def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
             item["tool_call_id"] = message.tool_call_id
         return item
 
-    out = map_items(encode, checked_messages(messages))
+    out = map_items(encode, enumerate(checked_messages(messages)))
     _in_call_order(out, order)
     return out
 

@@ -41,8 +41,8 @@ from ..tools import ToolCall, ToolDefinition, to_wire_name
 from . import Response
 from ._common import (
     ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages,
-    dump_arguments, expect_items, freeze_usage, image_from_url, image_url, make_call, payload, provider_error,
-    relocate, request_body,
+    dump_arguments, expect_items, freeze_usage, image_from_url, image_url, make_call, not_a_message, payload,
+    provider_error, relocate, request_body,
 )
 from ._reasoning import plain_parts, plain_text
 from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
@@ -94,6 +94,8 @@ def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system")
     out: list[dict[str, Any]] = []
     held: list[dict[str, Any]] = []  # images taken out of tool results, sent after the run
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         if held and role is not TOOL:
             if role is USER:  # one user turn, not two in a row: the held images, then the message

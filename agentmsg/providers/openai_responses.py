@@ -50,7 +50,8 @@ from ..tools import ToolCall, ToolDefinition, check_strict
 from . import Response
 from ._common import (
     ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, checked_messages, dump_arguments, expect_items, freeze_usage,
-    get_inner_str, image_from_url, image_url, make_call, payload, provider_error, relocate, request_body, wire_name,
+    get_inner_str, image_from_url, image_url, make_call, not_a_message, payload, provider_error, relocate,
+    request_body, wire_name,
 )
 from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
 from ._tools import checked_tools, declaration, extras_of, function_from
@@ -93,6 +94,8 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
     instructions: str | None = None
     out: list[dict[str, Any]] = []
     for i, message in enumerate(checked_messages(messages)):
+        if type(message) is not ChatMessage:
+            raise not_a_message(message, i)
         role = message.role
         try:
             if role is USER:
