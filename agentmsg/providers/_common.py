@@ -51,7 +51,6 @@ __all__ = [
     "not_a_message",
     "request_body",
     "join_texts",
-    "result_turn",
     "payload",
     "expect_items",
     "get_inner_str",
@@ -319,26 +318,6 @@ def join_texts(texts: Iterable[str]) -> str:
     A newline, not ``""``: "You are X." and "Be brief." must not become "You are X.Be brief."
     """
     return "\n".join(text for text in texts if text)
-
-
-def result_turn(out: list[dict[str, Any]], turn: list[Any] | None, result: Any, key: str) -> list[Any]:
-    """Add a tool result to the user turn that gathers a run of them; return that turn's list.
-
-    >>> out = []
-    >>> turn = result_turn(out, None, {"tool_result": 1}, "content")
-    >>> turn = result_turn(out, turn, {"tool_result": 2}, "content")
-    >>> out
-    [{'role': 'user', 'content': [{'tool_result': 1}, {'tool_result': 2}]}]
-
-    For the providers that answer tool calls in a user turn (Anthropic, Gemini): ``key`` holds
-    the turn's blocks; ``turn`` is None for the first result of a run, which starts a new turn.
-    """
-    if turn is None:
-        turn = [result]
-        out.append({"role": "user", key: turn})
-    else:
-        turn.append(result)
-    return turn
 
 
 # -- provider -> agentmsg: reading payloads --------------------------------------------------

@@ -49,7 +49,7 @@ from . import Response
 from ._common import (
     ANTHROPIC_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages, dump_arguments,
     expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, not_a_message,
-    payload, provider_error, relocate, rename, request_body, result_turn, wire_name,
+    payload, provider_error, relocate, rename, request_body, wire_name,
 )
 from ._reasoning import of_provider
 from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
@@ -100,7 +100,10 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
         role = message.role
         try:
             if role is TOOL:
-                results = result_turn(out, results, _tool_result_to(message), "content")
+                if results is None:
+                    results = []
+                    out.append({"role": "user", "content": results})
+                results.append(_tool_result_to(message))
                 continue
             if role is USER:
                 if results is not None:

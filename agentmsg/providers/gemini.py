@@ -54,7 +54,7 @@ from ..roles import MessageRole
 from ..tools import ToolCall, ToolDefinition
 from ._common import (
     UNSUPPORTED, NameRule, canonical_name, checked_messages, dump_arguments, expect_items, image_data, not_a_message,
-    relocate, request_body, result_turn, wire_name,
+    relocate, request_body, wire_name,
 )
 from ._gemini_response import PROVIDER, StreamParser, get_field, model_from, parse_response, standard_b64
 from ._tools import checked_tools, declaration, extras_of, function_from
@@ -112,7 +112,10 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[dict[str, Any] | None,
         role = message.role
         try:
             if role is TOOL:
-                results = result_turn(out, results, _tool_to(message, names), "parts")
+                if results is None:
+                    results = []
+                    out.append({"role": "user", "parts": results})
+                results.append(_tool_to(message, names))
                 continue
             results = None
             if role is USER:
