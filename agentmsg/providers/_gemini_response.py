@@ -463,7 +463,7 @@ class StreamParser(StreamReader):
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream."""
-        self.drain()
+        self._drain()
         if self._finish_reason is None:
             raise incomplete("a chunk with a finishReason")
         self._close([])

@@ -4,7 +4,7 @@ Theory of operation: a provider streams JSON payloads (SSE ``data:`` events, or 
 for Ollama). Each codec's ``StreamParser`` reads one parsed payload per ``feed`` and returns
 what it carried (text, ``ReasoningDelta``, ``ToolCallDelta``); ``StreamReader`` gives every
 parser the same ``feed_raw`` (bytes or text as they arrive, cut anywhere, split by
-``RawEvents``) and the same end of stream (``drain``: the payloads a stream without a final
+``RawEvents``) and the same end of stream (``_drain``: the payloads a stream without a final
 newline still held). Tool calls join in a ``ToolCallAccumulator``; ``add_call_delta`` and
 ``finish_calls`` put its errors at the provider's own fields. A stream that never reached its
 end marker is ``incomplete``, never a message that only looks whole.
@@ -76,13 +76,13 @@ def finish_calls(acc: ToolCallAccumulator, head: Callable[[int], str], fields: t
 class StreamReader:
     """The part of a ``StreamParser`` every provider shares: raw input and the end of the stream.
 
-    A subclass sets ``SSE`` (False for NDJSON), defines ``feed`` for one parsed payload, and
-    calls ``drain()`` first in its ``finish``.
+    A subclass sets ``_SSE`` (False for NDJSON), defines ``feed`` for one parsed payload, and
+    calls ``_drain()`` first in its ``finish``.
     """
 
     __slots__ = ("_raw",)
 
-    SSE = True
+    _SSE = True
 
     def __init__(self) -> None:
         self._raw: RawEvents | None = None
@@ -93,10 +93,10 @@ class StreamReader:
     def feed_raw(self, data: bytes | str) -> tuple[Piece, ...]:
         """Take the next piece of the raw stream, cut anywhere; return what its completed payloads carried."""
         if self._raw is None:
-            self._raw = RawEvents(sse=self.SSE)
+            self._raw = RawEvents(sse=self._SSE)
         return tuple(item for payload in self._raw.feed(data) for item in self.feed(payload))
 
-    def drain(self) -> bool:
+    def _drain(self) -> bool:
         """Feed the payloads the raw stream still held at its end; return whether it sent ``data: [DONE]``."""
         if self._raw is None:
             return False

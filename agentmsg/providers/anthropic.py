@@ -621,7 +621,7 @@ class StreamParser(StreamReader):
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        self.drain()
+        self._drain()
         blocks = self._call_blocks
         calls = finish_calls(self._calls, lambda i: f"content[{blocks[i]}]", _CALL_FIELDS)
         if not self._stopped and self._finish_reason is None:

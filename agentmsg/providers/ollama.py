@@ -375,7 +375,7 @@ class StreamParser(StreamReader):
 
     __slots__ = ("_texts", "_thinking", "_calls", "_count", "_finish_reason", "_usage", "_done")
 
-    SSE = False  # NDJSON: one JSON document per line
+    _SSE = False  # NDJSON: one JSON document per line
 
     def __init__(self) -> None:
         super().__init__()
@@ -422,7 +422,7 @@ class StreamParser(StreamReader):
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        self.drain()
+        self._drain()
         calls = finish_calls(self._calls, lambda i: f"message.tool_calls[{i}]", _CALL_FIELDS)
         if not self._done:
             raise incomplete("a line with done: true")

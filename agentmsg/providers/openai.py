@@ -484,7 +484,7 @@ class StreamParser(StreamReader):
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        done = self.drain()
+        done = self._drain()
         calls = finish_calls(self._calls, lambda i: f"tool_calls[{i}]", _CALL_FIELDS)
         if self._finish_reason is None and not done:
             raise incomplete("a finish_reason or data: [DONE]")

@@ -692,7 +692,7 @@ class StreamParser(StreamReader):
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream."""
-        self.drain()
+        self._drain()
         if not self._ended:
             raise incomplete("response.completed")
         if self._final is not None:
