@@ -17,11 +17,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(ready_within: float = 60.0):
-    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit."""
+def http_server(ready_within: float = 60.0, *, json_response: bool = False):
+    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit.
+
+    ``json_response`` makes the server answer each POST with one JSON body instead of an event stream.
+    """
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [sys.executable, str(SERVER), "--http", str(port), *(["--json"] if json_response else [])],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + ready_within

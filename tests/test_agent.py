@@ -230,8 +230,9 @@ def test_web_chat_scenario_streamed(kitchen):
     assert store.load("c1") == history.messages[1:]
 
 
-def test_web_chat_scenario_over_streamable_http():
-    with http_server() as url, McpClient(url, name="kitchen", timeout=30) as client:
+@pytest.mark.parametrize("json_response", [False, True], ids=["event-stream", "json"])
+def test_web_chat_scenario_over_streamable_http(json_response):
+    with http_server(json_response=json_response) as url, McpClient(url, name="kitchen", timeout=30) as client:
         turn, outcome, history, events, store, model = run_scenario(openai, client)
     assert outcome.status == "completed" and outcome.message.text == ANSWER
     check_events(events)
@@ -695,7 +696,7 @@ def test_ctrl_c_during_the_tools_keeps_what_finished_and_resumes_without_running
     history.validate()
 
 
-# --- issue 15: turn ids, message ends, reasoning, approvals on the wire, cancel ----------------
+# --- turn ids, message ends, reasoning, approvals on the wire, cancel -----------------------------
 
 
 def replay(events, message="Cook"):

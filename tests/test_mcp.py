@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmsg.io.mcp import McpClient, McpError, McpResourceInfo, ResourceCache, _parse_message, _result
+from agentmsg.io.mcp import McpClient, McpError, McpResourceInfo, ResourceCache
+from agentmsg.io.mcp.protocol import parse_message, reply_result
 from agentmsg.records import McpResource, decode
 
 TESTS = Path(__file__).parent
@@ -318,7 +319,7 @@ REPLYISH = st.recursive(
 @given(REPLYISH)
 def test_any_reply_line_gives_a_result_or_mcp_error(value):
     line = json.dumps(value).encode() + b"\n"
-    message = _parse_message(line)
+    message = parse_message(line)
     if isinstance(message, McpError):
         assert message.code == "protocol"
         return
@@ -326,7 +327,7 @@ def test_any_reply_line_gives_a_result_or_mcp_error(value):
     if "method" in message:
         return  # a server request or notification, dispatched by the client
     try:
-        assert isinstance(_result(message, "m"), dict)
+        assert isinstance(reply_result(message, "m"), dict)
     except McpError as exc:
         assert exc.code in ("protocol", "server")
 

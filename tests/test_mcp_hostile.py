@@ -1,4 +1,4 @@
-"""The MCP client against hostile servers (issue 17, items 4 and 5): bounded waits, bounded memory.
+"""The MCP client against hostile servers: bounded waits, bounded memory.
 
 Each test runs the risky operation on a helper thread and joins it with a generous limit: the
 limit only tells a hang from an answer (the old client hung forever on each of these), it is no

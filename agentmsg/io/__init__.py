@@ -3,7 +3,7 @@
 Everything else in agentmsg is pure computation on values; these modules touch the file system,
 threads and processes, sockets and databases, and each is built to be pushed around by an
 adversary (confined paths, bounded waits and buffers, the library's own errors). Import each by
-name (``agentmsg.io.files`` or, as before, ``agentmsg.files``); this package imports none of them.
+name (``agentmsg.io.files``, ``agentmsg.io.store``, ...); this package imports none of them.
 """
 
 from __future__ import annotations

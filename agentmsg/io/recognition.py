@@ -12,7 +12,7 @@ Theory of operation. ``ImageRecognizer.recognize`` takes a pending (or failed, t
 callable (the caller's bridge to a model that can see) and needs ``supports_vision``; ``ocr``
 runs the OCR engine; ``auto`` tries vision first when the model supports it, falls back to OCR
 when vision fails, and goes straight to OCR when the model has no vision, telling the caller so
-through ``on_notice`` (and the ``agentmsg.recognition`` logger). ``recognized_by`` records the
+through ``on_notice`` (and the ``agentmsg.io.recognition`` logger). ``recognized_by`` records the
 mode actually used. Every failure (no tesseract, an unreadable image, a vision error) gives a
 failed record with a clear error; nothing escapes, so the caller can retry.
 

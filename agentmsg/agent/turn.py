@@ -1,9 +1,9 @@
 """The agent turn, sans-IO: one user turn driven to its end, over any provider module.
 
->>> from .history import ConversationHistory
->>> from .io.execution import ApprovalPolicy, ToolRegistry
->>> from .messages import ChatMessage
->>> from .providers import openai
+>>> from ..history import ConversationHistory
+>>> from ..io.execution import ApprovalPolicy, ToolRegistry
+>>> from ..messages import ChatMessage
+>>> from ..providers import openai
 >>> registry = ToolRegistry()
 >>> @registry.register(safe=True)
 ... def list_recipes() -> str:
@@ -69,51 +69,32 @@ says its tool list changed, the next request offers the new list.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ._frozen import FrozenDict, thaw_json
-from ._time import now_wire_timestamp
-from .context import DENIED_RESULT
-from .errors import AgentStateError, ConversationOrderError, ProcessingError, ValidationError
-from .events import (
-    ChatRequest,
-    Completion,
-    Event,
-    MessageChunk,
-    MessageEnd,
-    MessageStart,
-    Progress,
-    ReasoningChunk,
-    ReasoningEnd,
-    ReasoningStart,
-    ToolApprovalRequest,
-    ToolArtifact,
-    ToolMessageComplete,
-    ToolMessageStart,
-    ToolMessageUpdate,
-    TurnStart,
-)
-from .history import ConversationHistory
-from .io.execution import ApprovalPolicy, Tool, ToolExecutor, ToolRegistry
-from .io.mcp import McpClient, McpError, McpToolResult, _ToolFunction
-from .io.store import MessageStore
-from .messages import ChatMessage
-from .providers import Response
-from .records import RequestedToolCall, ToolRequest, ToolResultRecord
-from .streaming import ReasoningDelta, ToolCallDelta
-from .tools import to_canonical_name, to_wire_name
+from .._frozen import thaw_json
+from .._time import now_wire_timestamp
+from ..context import DENIED_RESULT
+from ..errors import AgentStateError, ConversationOrderError, ProcessingError, ValidationError
+from ..events import ChatRequest, Event
+from ..history import ConversationHistory
+from ..io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry
+from ..io.mcp import McpClient
+from ..io.store import MessageStore
+from ..messages import ChatMessage
+from ..providers import Response
+from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
+from ..streaming import ReasoningDelta
+from ._namespace import ToolNamespace
+from ._report import Reporter
 
-__all__ = ["AgentTurn", "AgentStateError", "Outcome", "Provider", "State"]
+__all__ = ["AgentTurn", "Outcome", "Provider", "State"]
 
 State = Literal["model", "tools", "approval", "done"]
-ProgressCallback = Callable[[float, "float | None", "str | None"], None]
-Route = Callable[[str, Mapping[str, Any]], "ProgressCallback | None"]
 Status = Literal["completed", "approval", "step_limit", "error", "cancelled"]
 
 
@@ -208,30 +189,22 @@ class AgentTurn:
         self.history = history
         self.max_steps = max_steps
         self.params = dict(params or {})
-        self.on_event = on_event
         self.store = store
         self.conversation_id = conversation_id
         self._new_id = new_id
-        self._clock = clock
-        self._local = tools
-        self._clients = tuple(mcp)
-        self._routes: dict[tuple[str, str], list[str]] = {}  # MCP call (name, arguments) -> tool message ids
-        self._routes_lock = threading.Lock()
-        registry = _one_namespace(tools, self._clients, provider, self._route)
-        self.tools = registry
-        self.executor = ToolExecutor(registry, policy, timeout=tool_timeout)
+        self.id = new_id()
+        self._report = Reporter(on_event, self.id, conversation_id, new_id, clock)
+        self._namespace = ToolNamespace(tools, mcp, provider, self._report.tool_progress)
+        self.tools = self._namespace.registry
+        self.executor = ToolExecutor(self.tools, policy, timeout=tool_timeout)
         self.state: State = "model"
         self.steps = 0
         self.outcome: Outcome | None = None
-        self._request: ToolRequest | None = None
-        self._results: dict[str, ToolResultRecord] = {}
-        self._tool_ids: dict[str, str] = {}  # tool call id -> tool message id (events)
-        self._running: set[str] = set()
+        self._request: ToolRequest | None = None  # the step's tool calls, with their approvals
+        self._results: dict[str, ToolResultRecord] = {}  # call id -> its result, this step
         self._reasons: dict[str, str] = {}  # call id -> the reason a person gave for denying it
         self._lock = threading.Lock()  # held by the driving thread inside a step (see cancel)
         self._cancel_reason: str | None = None  # a cancel asked for while a step ran
-        self._announced = False
-        self.id = new_id()
         if message is not None:
             if isinstance(message, ChatRequest):
                 message = message.to_message()
@@ -254,16 +227,18 @@ class AgentTurn:
     # --- events, history, store -----------------------------------------------------------
 
     @property
+    def on_event(self) -> Callable[[Event], None] | None:
+        """Return the callback that receives each socket event (it may be replaced)."""
+        return self._report.on_event
+
+    @on_event.setter
+    def on_event(self, callback: Callable[[Event], None] | None) -> None:
+        self._report.on_event = callback
+
+    @property
     def tool_messages(self) -> dict[str, str]:
         """Return the tool message id (of the events) of each tool call of the turn, by call id."""
-        return dict(self._tool_ids)
-
-    def _emit(self, event: Event) -> None:
-        if self.on_event is not None:
-            if not self._announced:  # turn:start goes first, whatever the first event is
-                self._announced = True
-                self.on_event(TurnStart(turn_id=self.id, session_id=self.conversation_id))
-            self.on_event(event)
+        return dict(self._report.tool_ids)
 
     def _append(self, messages: list[ChatMessage]) -> None:
         for message in messages:
@@ -288,10 +263,9 @@ class AgentTurn:
         self.state = "done"
         self.outcome = Outcome(status, self.steps, message, error, (), exception, code)
         if error is None:
-            result: dict[str, Any] = {"steps": self.steps, "text": message.text if message is not None else ""}
-            self._emit(Completion.ok(result, turn_id=self.id))
+            self._report.completed(self.steps, message)
         else:
-            self._emit(Completion.failed(error, code=code, turn_id=self.id, cancelled=status == "cancelled"))
+            self._report.failed(error, code, cancelled=status == "cancelled")
 
     # --- the model ------------------------------------------------------------------------
 
@@ -301,9 +275,8 @@ class AgentTurn:
             return self._request_body()
 
     def _request_body(self) -> dict[str, Any]:
-        if any(client.tools_changed for client in self._clients):  # the server said its tools changed
-            self.tools = _one_namespace(self._local, self._clients, self.provider, self._route)
-            self.executor.registry = self.tools
+        if self._namespace.refresh():  # an MCP server said its tools changed
+            self.tools = self.executor.registry = self._namespace.registry
         return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]  # provider is any codec module (typed Any)
 
     def receive(self, answer: Any) -> None:
@@ -320,71 +293,42 @@ class AgentTurn:
 
     def _receive(self, answer: Any) -> None:
         self.steps += 1
-        message_id: list[str] = []  # the open chat message, once text arrived
-        said: list[str] = []  # the text so far (kept if the turn is cancelled half way)
-        thinking: list[Any] = []  # [reasoning id, part index] of the open reasoning
-
-        def end_reasoning() -> None:
-            if thinking:
-                self._emit(ReasoningEnd(id=thinking[0]))
-                thinking.clear()
-
-        def text(piece: str) -> None:
-            end_reasoning()
-            if not message_id:
-                message_id.append(self._new_id())
-                self._emit(MessageStart(id=message_id[0]))
-            said.append(piece)
-            self._emit(MessageChunk(id=message_id[0], chunk=piece))
-
-        def reasoning(piece: str, index: int) -> None:
-            if thinking and thinking[1] != index:
-                end_reasoning()
-            if not thinking:
-                thinking.extend((self._new_id(), index))
-                self._emit(ReasoningStart(id=thinking[0]))
-            self._emit(ReasoningChunk(id=thinking[0], chunk=piece))
-
-        def close() -> None:
-            end_reasoning()
-            if message_id:
-                self._emit(MessageEnd(id=message_id.pop()))
-
+        report = self._report.answer()
         try:
             if isinstance(answer, Mapping):
                 response = self.provider.parse_response(answer)
                 for index, part in enumerate(response.message.reasoning):
                     if part.text:
-                        reasoning(part.text, index)
+                        report.reasoning(part.text, index)
                 if response.message.text:
-                    text(response.message.text)
+                    report.text(response.message.text)
             else:
                 parser = self.provider.StreamParser()
                 for event in answer:
                     for delta in parser.feed(event):
                         if type(delta) is str:
                             if delta:
-                                text(delta)
+                                report.text(delta)
                         elif type(delta) is ReasoningDelta:
                             if delta.text:
-                                reasoning(delta.text, delta.index)
+                                report.reasoning(delta.text, delta.index)
                     if self._cancel_reason is not None:  # asked from another thread: stop reading
                         break
                 if self._cancel_reason is not None:  # (also when the caller ended the stream for the cancel)
-                    close()
+                    report.end()
                     _close_stream(answer)
-                    self._cancel_now(self._cancel_reason, "".join(said))
+                    self._cancel_now(self._cancel_reason, "".join(report.said))
                     return
                 response = parser.finish()
         except ValidationError as exc:
-            close()
+            report.end()
             self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc, code="model")
             return
         except Exception as exc:  # the stream's transport failed half way
-            close()
+            report.end()
             self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc, code="model")
             return
-        close()
+        report.end()
         self._take(response.message)
 
     def fail(self, exception: BaseException | str) -> None:
@@ -405,11 +349,7 @@ class AgentTurn:
         self._request = self.executor.apply_policy(request)
         self._results = {}
         for item in self._request.calls:
-            tool_id = self._new_id()
-            self._tool_ids[item.id] = tool_id
-            self._emit(ToolMessageStart(id=tool_id, tool_name=item.name, title=_title(item.name),
-                                        status="pending", timestamp=self._clock(),
-                                        arguments=thaw_json(item.call.arguments), tool_call_id=item.id))
+            self._report.tool_pending(item)
         self.state = "tools"
 
     # --- tools ----------------------------------------------------------------------------
@@ -462,17 +402,11 @@ class AgentTurn:
     def _run_tools(self) -> None:
         assert self._request is not None
         request = self.executor.apply_policy(self._request)
-        for item in request.calls:
-            if item.approval == "approved" and item.id not in self._results and item.id not in self._running:
-                self._running.add(item.id)
-                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"status": "running"})))
-        self._progress(f"Running {sum(1 for i in request.calls if i.approval == 'approved')} tool call(s)")
-        with self._routes_lock:
-            self._routes = {}
-            for item in request.calls:
-                if item.approval == "approved" and item.id not in self._results:
-                    key = (item.name, _arguments_key(thaw_json(item.call.arguments)))
-                    self._routes.setdefault(key, []).append(self._tool_ids[item.id])
+        to_run = [item for item in request.calls if item.approval == "approved" and item.id not in self._results]
+        for item in to_run:
+            self._report.tool_running(item)
+        self._report.tools_step(self.steps, self.max_steps, sum(1 for i in request.calls if i.approval == "approved"))
+        self._namespace.expect((item.name, item.call.arguments, self._report.tool_ids[item.id]) for item in to_run)
         try:
             run = self.executor.process(request, completed=self._results.values())
         except KeyboardInterrupt as interrupt:
@@ -480,39 +414,21 @@ class AgentTurn:
             if finished is not None:
                 self._request = finished.request
                 for record in finished.results:
-                    self._results[record.tool_call_id] = record
-                    self._report(record)
+                    self._take_result(record)
             raise  # the turn stays in state "tools": run_tools() again runs only what is left
         self._request = run.request
         for record in run.results:
-            self._results[record.tool_call_id] = record
-            self._report(record)
+            self._take_result(record)
+        if self._cancel_reason is not None:  # cancelled while the calls ran: the turn ends cancelled, not failed
+            self._cancel_now(self._cancel_reason)
+            return
         if run.pending and any(item.id not in self._results for item in run.pending):
             self.state = "approval"
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
             for item in self.outcome.pending:
-                self._emit(ToolApprovalRequest(id=self._tool_ids[item.id], turn_id=self.id, tool_name=item.name,
-                                               arguments=thaw_json(item.call.arguments)))
+                self._report.approval_requested(item)
             return
         self._close_step()
-
-    def _route(self, name: str, arguments: Mapping[str, Any]) -> ProgressCallback | None:
-        """Return the progress callback for an MCP call about to run (called on the tool's thread)."""
-        with self._routes_lock:
-            ids = self._routes.get((name, _arguments_key(arguments)))
-            tool_id = ids.pop(0) if ids else None
-        if tool_id is None:
-            return None
-
-        def progress(done: float, total: float | None, note: str | None) -> None:
-            text = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
-            self._emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"progressText": f"{text} {note}" if note else text})))
-
-        return progress
-
-    def _progress(self, note: str) -> None:
-        done = min(99, round(100 * self.steps / self.max_steps))
-        self._emit(Progress(status="running", progress=done, message=f"Step {self.steps}: {note}"))
 
     def _tool_message(self, item: RequestedToolCall) -> ChatMessage:
         record = self._results.get(item.id)
@@ -522,32 +438,18 @@ class AgentTurn:
                                     is_error=True)
         if record.status == "error":
             return ChatMessage.tool(item.id, record.error or "the tool failed", is_error=True)
-        mcp = _mcp_result(self.executor.registry, item.name, record)
+        mcp = self._namespace.mcp_result(item.name, record)
         if mcp is not None:
             return mcp.to_message(item.id)
         output = record.output
         return ChatMessage.tool(item.id, output if isinstance(output, str) else json.dumps(thaw_json(output), ensure_ascii=False))
 
-    def _report(self, record: ToolResultRecord) -> None:
-        """Emit the events for one finished call: its content, artifacts, and completion."""
+    def _take_result(self, record: ToolResultRecord) -> None:
+        """Keep one finished call's result and report its tool message."""
         assert self._request is not None
+        self._results[record.tool_call_id] = record
         item = self._request.get(record.tool_call_id)
-        tool_id = self._tool_ids[item.id]
-        message = self._tool_message(item)
-        self._emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"content": message.text})))
-        mcp = _mcp_result(self.executor.registry, item.name, record)
-        if mcp is not None:
-            for index, resource in enumerate(mcp.resources):
-                artifact = {"id": f"{item.id}:resource:{index}", "type": "mcp_resource", "content": thaw_json(resource)}
-                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
-            if mcp.structured is not None:
-                artifact = {"id": f"{item.id}:structured", "type": "json", "content": thaw_json(mcp.structured)}
-                self._emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
-        if message.is_error:
-            self._emit(ToolMessageComplete(id=tool_id, status="error", timestamp=self._clock(),
-                                           error=_short(message.text or "the tool failed")))
-        else:
-            self._emit(ToolMessageComplete(id=tool_id, status="completed", timestamp=self._clock()))
+        self._report.tool_answered(item, self._tool_message(item), self._namespace.mcp_result(item.name, record))
 
     def _close_step(self) -> None:
         """Every call of the step has its result (or was denied): append them, then continue or stop."""
@@ -556,9 +458,7 @@ class AgentTurn:
         for item in self._request.calls:
             message = self._tool_message(item)
             if item.id not in self._results:  # denied (by the policy or a person)
-                self._emit(ToolMessageUpdate(id=self._tool_ids[item.id], patch=FrozenDict({"content": message.text})))
-                self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock(),
-                                               error=_short(message.text)))
+                self._report.tool_answered(item, message)
             messages.append(message)
         self._append(messages)
         failed = [
@@ -582,7 +482,8 @@ class AgentTurn:
         Safe from any thread. While the driving thread is inside a step, the cancel is noted and
         takes effect when the step reaches a safe point: the next event of a streamed answer (the
         stream is then closed), or the end of the running tool calls (bounded by
-        ``tool_timeout``; a running call is not interrupted). Otherwise it takes effect at once,
+        ``tool_timeout``): a running MCP call ends at once and its server receives
+        ``notifications/cancelled``; a local one is not interrupted. Otherwise it takes effect at once,
         in the calling thread. The history stays valid and ready for the next turn: calls
         without a result are answered as denied, and a user message the model had not answered
         yet gets an assistant message with the text streamed so far (or ``[<reason>]``). The
@@ -592,6 +493,7 @@ class AgentTurn:
         if self.state == "done":
             raise AgentStateError("cancel", self.state)
         self._cancel_reason = reason
+        self._namespace.cancel(reason)
         self._try_cancel()
 
     def _try_cancel(self) -> None:
@@ -615,8 +517,7 @@ class AgentTurn:
             messages = []
             for item in self._request.calls:
                 if item.id not in self._results:
-                    self._emit(ToolMessageComplete(id=self._tool_ids[item.id], status="error", timestamp=self._clock(),
-                                                   error=_short(reason)))
+                    self._report.tool_failed(item, reason)
                 messages.append(self._tool_message(item))
             self._append(messages)
             self._request = None
@@ -675,99 +576,8 @@ def _close_stream(answer: Any) -> None:
             pass
 
 
-def _short(text: str, limit: int = 500) -> str:
-    """Return ``text`` cut to ``limit`` characters for an event's ``error`` (a note for the user, no stack)."""
-    text = text.strip() or "failed"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _title(name: str) -> str:
-    return f"Calling {name}"
-
-
 def _describe_failure(what: str, exc: BaseException) -> str:
     """Name a failure without quoting foreign text: our own errors' messages, else the type."""
     if isinstance(exc, (ProcessingError, ValidationError)):
         return f"{what}: {exc}"
     return f"{what} ({type(exc).__name__})"
-
-
-def _arguments_key(arguments: Any) -> str:
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
-
-
-class _McpCall:
-    """An MCP tool's function in the turn's registry: calls the server, routing its progress to the call's events."""
-
-    __slots__ = ("client", "name", "offered", "route")
-
-    def __init__(self, client: McpClient, name: str, offered: str, route: Route) -> None:
-        self.client = client
-        self.name = name
-        self.offered = offered
-        self.route = route
-
-    def __call__(self, **arguments: Any) -> dict[str, Any]:
-        progress = self.route(self.offered, arguments)
-        return self.client.call_tool(self.name, arguments, on_progress=progress).to_dict()
-
-    def __repr__(self) -> str:
-        return f"<MCP tool {self.name!r} of {self.client.name!r}>"
-
-
-def _mcp_result(registry: ToolRegistry, name: str, record: ToolResultRecord) -> McpToolResult | None:
-    tool = registry.get(name)
-    if tool is None or not isinstance(tool.function, (_ToolFunction, _McpCall)) or record.status != "success":
-        return None
-    try:
-        return McpToolResult.from_dict(thaw_json(record.output))
-    except McpError:
-        return None
-
-
-def _offered_name(provider: Any, tool: Tool, taken: Mapping[str, str]) -> str:
-    """Return the name to offer an MCP tool under: its canonical name, or an alias the provider takes.
-
-    ``db.query`` is ``db_x2e_query`` inside agentmsg and goes out as ``db.query``, which OpenAI
-    and Anthropic refuse; such a tool is offered as ``db_query`` (each character the provider
-    refuses becomes ``_``, and ``_2``, ``_3``... keep aliases apart), and the calls come back to it.
-    """
-    try:
-        provider.to_tools([tool.definition])
-        return tool.name
-    except ValidationError:
-        pass
-    base = re.sub(r"[^A-Za-z0-9_]", "_", to_wire_name(tool.name))[:60] or "tool"
-    alias, n = base, 1
-    while alias in taken or to_canonical_name(alias) != alias:
-        n += 1
-        alias = f"{base}_{n}"
-    return alias
-
-
-def _one_namespace(tools: ToolRegistry | None, clients: Iterable[McpClient], provider: Any, route: Route) -> ToolRegistry:
-    """Return one registry with the local tools and every MCP client's; a repeated name is refused."""
-    if tools is not None and not isinstance(tools, ToolRegistry):
-        raise TypeError(f"tools must be a ToolRegistry, got {type(tools).__name__}")
-    clients = tuple(clients)
-    if not clients and tools is not None:
-        return tools
-    combined = ToolRegistry(tools or ())
-    owners = {tool.name: "the local tools" for tool in combined}
-    for client in clients:
-        if not isinstance(client, McpClient):
-            raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
-        for tool in client.tools():
-            name = _offered_name(provider, tool, owners)
-            function = _McpCall(client, tool.name, name, route)
-            tool = replace(tool, definition=replace(tool.definition, name=name), function=function)
-            if tool.name in owners:
-                raise ValidationError(
-                    f"the tool name {tool.name!r} is offered by both {owners[tool.name]} and MCP server "
-                    f"{client.name!r}; rename one",
-                    "tools",
-                    "unique",
-                )
-            owners[tool.name] = f"MCP server {client.name!r}"
-            combined.add(tool)
-    return combined
