@@ -413,9 +413,9 @@ class SessionReducer:
         if event.turn_id is not None:
             self._turn_id = event.turn_id
         self._completion = event
-        if not event.success and self._turn_entry is not None:
-            i = self._turn_entry
-            self._entries[i] = replace(self._entries[i], completion=FrozenDict(event.to_dict()))  # type: ignore[call-arg]  # a UserEntry
+        opened = None if self._turn_entry is None else self._entries[self._turn_entry]
+        if not event.success and type(opened) is UserEntry:
+            self._entries[self._turn_entry] = replace(opened, completion=FrozenDict(event.to_dict()))  # type: ignore[index]  # set with opened
         self._turn_entry = None
         self._open_messages.clear()  # a server that never sends message:end: its messages close here
         self._asked.clear()
