@@ -188,3 +188,37 @@ def test_events_the_reducer_refuses_are_left_out() -> None:
                                                    ["tool:message:update", {"id": "nope", "patch": {"content": "x"}}],
                                                    "not a pair"]})]
     assert [e["id"] for e in encode(restore(stored))[1]["messages"]] == ["u1"]
+
+
+def test_a_draft_kept_before_chunks_are_sent_survives_a_kill(live: Live) -> None:
+    """What a server kept with ``unsaved_events`` before sending chunks is in the history after the process died."""
+    turns: list[AgentTurn] = []
+
+    def dies_mid_answer(body: dict[str, Any]) -> Any:
+        if body["messages"][-1]["role"] != "tool":
+            return recipes_model(body)
+
+        def events() -> Any:
+            stream = openai_stream("You have Pancakes and Omelette.", [])
+            yield from stream[:3]
+            live.store.annotate("c1", {"draft": turns[0].unsaved_events()})  # what the server does before sending
+            raise KeyboardInterrupt  # the process dies here: nothing below runs
+
+        return events()
+
+    turns.append(live.turn("What recipes do I have?", None))
+    with pytest.raises(KeyboardInterrupt):
+        turns[0].run(dies_mid_answer)
+    seen = live.live()
+    assert seen[-1]["kind"] == "chat" and seen[-1]["content"] == "You have "
+    assert live.restored() == seen  # while the turn is open (another process may look), the draft shows
+    closing = close_interrupted(live.store.load_with_meta("c1"))
+    assert [(m.role.name, m.text) for m, _ in closing] == [("ASSISTANT", "You have ")]
+    live.store.save_many("c1", [m for m, _ in closing], meta=[meta for _, meta in closing])
+    restored = live.restored()
+    assert [(e["id"], e["content"]) for e in restored] == [(e["id"], e["content"]) for e in seen]
+    assert restored[0]["completion"]["code"] == "interrupted"
+    late = {"draft": [["message:start", {"id": seen[-1]["id"], "role": "assistant", "content": ""}],
+                      ["message:chunk", {"id": seen[-1]["id"], "chunk": "You have "}]]}
+    live.store.annotate("c1", late)  # a draft written after its message was saved is not read twice
+    assert live.restored() == restored

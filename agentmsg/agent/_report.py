@@ -101,16 +101,12 @@ class Reporter:
         """Return the events kept since the last call; ``text=False`` leaves the chunks out (a message holds them)."""
         with self._journal_lock:
             taken, self._journal = self._journal, []
-        out: list[list[Any]] = []
-        for name, payload in taken:
-            if name == "message:chunk":
-                if not text:
-                    continue
-                if out and out[-1][0] == name and out[-1][1]["id"] == payload["id"]:
-                    out[-1] = [name, {**out[-1][1], "chunk": out[-1][1]["chunk"] + payload["chunk"]}]
-                    continue
-            out.append([name, payload])
-        return out
+        return _joined(taken, text)
+
+    def peek_journal(self) -> list[list[Any]]:
+        """Return the events kept since the last ``take_journal`` (chunks joined), and keep them."""
+        with self._journal_lock:
+            return _joined(list(self._journal), True)
 
     def answer(self) -> AnswerReport:
         """Return the reporter of one model answer."""
@@ -229,3 +225,17 @@ def _short(text: str, limit: int = 500) -> str:
     """Return ``text`` cut to ``limit`` characters for an event's ``error`` (a note for the user, no stack)."""
     text = text.strip() or "failed"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _joined(events: list[list[Any]], text: bool) -> list[list[Any]]:
+    """Return journal events with each run of one message's chunks joined into one (or, without ``text``, left out)."""
+    out: list[list[Any]] = []
+    for name, payload in events:
+        if name == "message:chunk":
+            if not text:
+                continue
+            if out and out[-1][0] == name and out[-1][1]["id"] == payload["id"]:
+                out[-1] = [name, {**out[-1][1], "chunk": out[-1][1]["chunk"] + payload["chunk"]}]
+                continue
+        out.append([name, payload])
+    return out

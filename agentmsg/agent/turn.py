@@ -244,6 +244,15 @@ class AgentTurn:
         """Return the tool message id (of the events) of each tool call of the turn, by call id."""
         return dict(self._report.tool_ids)
 
+    def unsaved_events(self) -> list[list[Any]]:
+        """Return the history events of the turn not saved with a message yet (with a store; chunks joined).
+
+        A server that keeps them (``MessageStore.annotate(id, {"draft": ...})``) before it sends a
+        chunk keeps what its clients saw even if the process dies before the message is saved
+        (``events.restore`` and ``events.close_interrupted`` read the draft).
+        """
+        return self._report.peek_journal()
+
     def _append(self, messages: list[ChatMessage], events: list[list[Any]] | None = None) -> None:
         """Add messages to the history and save them, the last with the events that made their entries."""
         for message in messages:

@@ -17,6 +17,10 @@ keeps them, with a store, in each saved message's ``meta`` (``MessageStore``):
   its image) is not kept twice: it is read from the stored message itself.
 - ``after``: events of the turn that no message took (a partial answer when the model failed),
   with their text; ``completion``: the turn's failed ``completion``.
+- ``draft``: on the last message only, the events of the turn not saved yet, kept by a server
+  before it sends them (``AgentTurn.unsaved_events``): read while the turn has no completion
+  and none of its messages was saved since; ``close_interrupted`` turns a draft's text into the
+  closing assistant message (as a cancel keeps the text streamed so far).
 
 A message saved without ``meta`` (by an older store, or another writer) gets the entries of the
 old fallback: ids ``stored_<n>`` (a tool entry takes its call's id), the tool's bare name as its
@@ -108,7 +112,22 @@ def _fallback(reducer: SessionReducer, i: int, message: ChatMessage, calls: dict
         pass
 
 
-def _reducer(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | None]]) -> SessionReducer:
+def _draft(stored: list[tuple[ChatMessage, Mapping[str, Any] | None]], reducer: SessionReducer) -> list[Any]:
+    """Return the last message's ``draft`` events when they still apply: the turn has no completion, and
+    nothing they start was saved since (a draft written late, after the message it was the draft of)."""
+    meta = stored[-1][1] if stored else None
+    draft = meta.get("draft") if meta is not None and meta.get("completion") is None else None
+    if not isinstance(draft, list):
+        return []
+    known = {entry.id for entry in reducer.messages}
+    for pair in draft:
+        if isinstance(pair, list) and len(pair) == 2 and pair[0] in ("message:start", "tool:message:start") and (
+                isinstance(pair[1], dict) and pair[1].get("id") in known):
+            return []
+    return draft
+
+
+def _reducer(stored: list[tuple[ChatMessage, Mapping[str, Any] | None]]) -> SessionReducer:
     reducer = SessionReducer(clock=lambda: EPOCH)
     calls: dict[str, Any] = {}
     for i, (message, meta) in enumerate(stored):
@@ -119,12 +138,13 @@ def _reducer(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | None]]) -> 
         _replay(reducer, None, meta.get("after") or ())
         if meta.get("completion") is not None:
             _replay(reducer, None, [("completion", meta["completion"])])
+    _replay(reducer, None, _draft(stored, reducer))
     return reducer
 
 
 def restore(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | None]]) -> ChatInit:
     """Return the ``chat:init`` of stored ``(message, meta)`` pairs (``MessageStore.load_with_meta``)."""
-    return _reducer(stored).to_init()
+    return _reducer(list(stored)).to_init()
 
 
 def close_interrupted(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | None]], *,
@@ -153,7 +173,8 @@ def close_interrupted(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | No
     if (meta is not None and meta.get("completion") is not None) or (
             last.role.name == "ASSISTANT" and not last.tool_calls):
         return []
-    reducer = _reducer(stored)
+    reducer = _reducer(stored[:-1] + [(last, {**meta, "draft": None})] if meta is not None else stored)
+    draft = _draft(stored, reducer)
     answered = {m.tool_call_id for m, _ in stored if m.role.name == "TOOL"}
     calls = next((m.tool_calls for m, _ in reversed(stored) if m.role.name == "ASSISTANT"), ())
     entries = {e.tool_call_id: e for e in reducer.messages if type(e) is ToolEntry and e.status in OPEN_STATUSES}
@@ -169,5 +190,9 @@ def close_interrupted(stored: Iterable[tuple[ChatMessage, Mapping[str, Any] | No
         closing.append((ChatMessage.tool(call.id, INTERRUPTED_RESULT, is_error=True), {}))
     turn_id = reducer.turn_id if reducer.turn_open else None
     completion = Completion.failed(INTERRUPTED_ERROR, code="interrupted", turn_id=turn_id)
-    closing.append((ChatMessage.assistant(INTERRUPTED_ANSWER), {"after": events, "completion": completion.to_dict()}))
+    said = "".join(p[1].get("chunk", "") for p in draft if p[0] == "message:chunk")
+    kept = [p for p in draft if p[0] != "message:chunk"] if said.strip() else [p for p in draft if p[0] not in (
+        "message:start", "message:chunk")]
+    answer = ChatMessage.assistant(said if said.strip() else INTERRUPTED_ANSWER)
+    closing.append((answer, {"events": kept, "after": events, "completion": completion.to_dict()}))
     return closing

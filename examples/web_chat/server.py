@@ -810,6 +810,8 @@ class ChatServer:
                     for late in waiting[waiting.index(None) + 1:]:
                         events.put_nowait(late)
                     waiting = waiting[:waiting.index(None)]
+                if any(item[0] == "message:chunk" for item in waiting):  # type: ignore[index]  # no None left
+                    await self.keep_draft(session)
                 for name, payload in coalesce(waiting):  # type: ignore[arg-type]  # no None left
                     await sink(name, payload)
             return await done
@@ -835,6 +837,22 @@ class ChatServer:
                 item = events.get_nowait()
                 if item is not None:
                     await sink(*item)
+
+    async def keep_draft(self, session: Session) -> None:
+        """Keep the turn's unsaved events (the answer streaming now) before its chunks are sent.
+
+        What a client saw then survives a kill: ``events.restore`` shows the draft, and
+        ``events.close_interrupted`` keeps its text. One write per batch of chunks (the chunks
+        that wait meanwhile go out together); a store that fails is logged, never fatal.
+        """
+        turn = session.turn
+        if turn is None or turn.state == "done":
+            return
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                None, lambda: self.store.annotate(session.id, {"draft": turn.unsaved_events()}))
+        except (ProcessingError, ValidationError) as exc:
+            log.error("the store cannot keep the answer's draft (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
 
     async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
         """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
