@@ -9,8 +9,9 @@ Endpoints:
   socket.io browser client from the npm package ``socket.io-client`` (node_modules, never a CDN).
 - Socket.IO on ``/socket.io/``: ``chat:init`` ({"sessionId"?}; the ack is the ``chat:init`` reply:
   history and artifacts; creates the session if new; joins room ``session_<id>``), ``chat:send``
-  (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``
-  and every event of the turn to the room; the ack is ``{"sessionId", "status"}``),
+  (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``,
+  with the user entry's ``id`` and ``timestamp``, and every event of the turn to the room; the ack
+  is ``{"sessionId", "status"}``),
   ``chat:cancel`` ({"sessionId", "turnId"?}: ends the session's running turn, wherever it is: the
   model's stream is left at once, a running tool call is waited for (bounded by its timeout); the
   ``completion`` says ``cancelled``; the ack is ``{"sessionId", "turnId", "status": "cancelled"}``)
@@ -26,6 +27,11 @@ Endpoints:
   events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
   body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
   Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md).
+
+The history survives restarts, kills and other processes: the turn keeps the events of each
+message beside it in the store, ``chat:init`` is rebuilt from them (``events.restore``), the
+answer streaming now is kept before its chunks are sent (a draft), and a turn whose process died
+is closed as ``interrupted`` by the next process to open the session (docs/web-chat.md).
 
 Bad client input never reaches the agent: it is answered with a ``chat:error`` event
 (``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
