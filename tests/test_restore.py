@@ -222,3 +222,26 @@ def test_a_draft_kept_before_chunks_are_sent_survives_a_kill(live: Live) -> None
                       ["message:chunk", {"id": seen[-1]["id"], "chunk": "You have "}]]}
     live.store.annotate("c1", late)  # a draft written after its message was saved is not read twice
     assert live.restored() == restored
+
+
+def test_the_reducer_takes_the_echo_s_id_time_and_image_and_marks_failed_turns() -> None:
+    from agentmsg.errors import ValidationError
+    from agentmsg.events import Completion, MessageStart, TurnStart
+
+    reducer = SessionReducer(clock=lambda: "2024-05-01T13:00:00.000Z", new_id=lambda: "from_new_id")
+    image = ImageAttachment(data=PNG, media_type="image/png")
+    reducer.apply(ChatRequest(message="Look", image=image, id="user_1", timestamp="2024-05-01T12:00:00.000Z"))
+    reducer.apply(TurnStart(turn_id="turn_1"))
+    reducer.apply(MessageStart(id="m1", timestamp="2024-05-01T12:00:01.000Z"))
+    reducer.apply(Completion.ok({}, turn_id="turn_1"))
+    reducer.apply(ChatRequest(message="Again"))  # no echo fields: new_id and the clock, as before
+    reducer.apply(Completion.failed("Stopped.", code="cancelled", cancelled=True))
+    with pytest.raises(ValidationError) as info:
+        reducer.apply(ChatRequest(message="Dup", id="m1"))
+    assert (info.value.path, info.value.code) == ("id", "unique")
+    history = reducer.history()
+    assert history[0] == {"id": "user_1", "role": "user", "content": "Look", "timestamp": "2024-05-01T12:00:00.000Z",
+                          "image": f"data:image/png;base64,{PNG}"}  # a turn that succeeded is not marked
+    assert history[1]["timestamp"] == "2024-05-01T12:00:01.000Z"
+    assert (history[2]["id"], history[2]["timestamp"]) == ("from_new_id", "2024-05-01T13:00:00.000Z")
+    assert history[2]["completion"] == {"success": False, "error": "Stopped.", "code": "cancelled", "cancelled": True}
