@@ -21,7 +21,7 @@ from agentmsg.events import (
     encode,
     restore,
 )
-from agentmsg.events.restore import INTERRUPTED_ANSWER, INTERRUPTED_RESULT
+from agentmsg.events.journal import INTERRUPTED_ANSWER, INTERRUPTED_RESULT
 from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
 from agentmsg.io.store import MessageStore
 from agentmsg.providers import openai

@@ -14,7 +14,7 @@ from redis_server import RedisServer
 from test_web_chat import ANSWER, QUESTION, TIMEOUT, Client, Server, reduce
 from test_web_chat_scale import redis, stopped, wait_for  # noqa: F401  (fixtures)
 
-from agentmsg.events.restore import INTERRUPTED_RESULT
+from agentmsg.events.journal import INTERRUPTED_RESULT
 
 pytestmark = pytest.mark.e2e
 TOKEN = "erin-token-5"

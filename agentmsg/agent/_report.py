@@ -33,7 +33,7 @@ from ..events import (
     TurnStart,
     encode,
 )
-from ..events.restore import JOURNAL_EVENTS
+from ..events.journal import JOURNAL_EVENTS
 from ..io.mcp import McpToolResult
 from ..messages import ChatMessage
 from ..records import RequestedToolCall

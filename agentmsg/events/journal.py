@@ -1,4 +1,4 @@
-"""A session's history rebuilt from its stored chat messages and the events kept beside them.
+"""What a turn keeps beside its stored messages: the history rebuilt from it, an interrupted turn closed.
 
 >>> from ..messages import ChatMessage
 >>> stored = [(ChatMessage.user("Hi"), {"events": [["chat:send", {"id": "u1", "timestamp": "2024-05-01T12:00:00Z"}]]}),
