@@ -10,6 +10,7 @@ Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --
 - ``file:///project/broken.txt``: a resource whose handler raises (the server replies with an error);
 - tools: ``list_recipes`` (read-only: the web-chat scenario), ``db.query`` (a name outside the
   tool-name rule), ``recipe_photo`` (an image), ``slow_count`` (progress notifications),
+  ``numbered_count`` (read-only, its progress names the call by the order it arrived in),
   ``failing`` (raises: an ``isError`` result), ``recipe_card`` (structured content and an
   embedded resource), ``add_tool`` (registers a tool and says the tool list changed).
 
@@ -18,6 +19,8 @@ Works with the SDK's 2.x ``MCPServer`` and its 1.x name ``FastMCP``.
 
 import base64
 import sys
+
+import anyio
 
 try:
     from mcp.server.mcpserver import Context
@@ -39,6 +42,7 @@ RECIPES = ["Pancakes", "Tomato soup", "Omelette"]
 
 server = Server("agentmsg-test-server")
 reads = 0
+calls = 0
 
 
 @server.resource("file:///project/README.md", name="README.md", mime_type="text/markdown")
@@ -87,6 +91,18 @@ async def slow_count(to: int, ctx: Context) -> str:
     for i in range(1, to + 1):
         await ctx.report_progress(i, to, f"counted {i}")
     return f"counted to {to}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True), structured_output=False)
+async def numbered_count(to: int, ctx: Context) -> str:
+    """Count up to a number, reporting progress under this call's number (read-only: calls run together)."""
+    global calls
+    calls += 1
+    number = calls
+    for i in range(1, to + 1):
+        await ctx.report_progress(i, to, f"call {number}")
+        await anyio.sleep(0.02)
+    return f"call {number}"
 
 
 @server.tool(structured_output=False)

@@ -41,18 +41,18 @@ def test_the_transport_is_the_one_asked_for(server):
 
 def test_list_tools_gives_non_strict_definitions_with_canonical_names(server):
     tools = {tool.name: tool for tool in server.list_tools()}
-    assert {"list_recipes", "db_x2e_query", "recipe_photo", "slow_count", "failing"} <= set(tools)
+    assert {"list_recipes", "db_query", "recipe_photo", "slow_count", "failing"} <= set(tools)
     recipes = tools["list_recipes"]
     assert isinstance(recipes, ToolDefinition) and recipes.strict is False
     assert recipes.description == "List the recipes in the user's cookbook."
-    query = tools["db_x2e_query"].to_dict()["parameters"]
+    query = tools["db_query"].to_dict()["parameters"]
     assert query["required"] == ["sql"] and query["properties"]["sql"]["type"] == "string"
 
 
 def test_call_tool_by_canonical_or_server_name(server):
     result = server.call_tool("list_recipes")
     assert result.text == RECIPES and result.is_error is False
-    assert server.call_tool("db_x2e_query", {"sql": "select 1"}).text == "1 row for select 1"
+    assert server.call_tool("db_query", {"sql": "select 1"}).text == "1 row for select 1"
     assert server.call_tool("db.query", {"sql": "select 2"}).text == "1 row for select 2"
     assert result.to_result("toolu_1") == ToolResult("toolu_1", RECIPES)
 
@@ -100,9 +100,9 @@ def test_unknown_tool_is_a_server_error_or_an_error_result(server):
 def test_mcp_tools_run_through_the_executor(server):
     registry = ToolRegistry(server.tools())
     assert registry.get("list_recipes").safe is True  # readOnlyHint
-    assert registry.get("db_x2e_query").safe is False
+    assert registry.get("db_query").safe is False
     executor = ToolExecutor(registry, ApprovalPolicy(default="auto"))
-    request = ToolRequest.of([ToolCall("c1", "list_recipes", {}), ToolCall("c2", "db_x2e_query", {"sql": "x"})])
+    request = ToolRequest.of([ToolCall("c1", "list_recipes", {}), ToolCall("c2", "db_query", {"sql": "x"})])
     run = executor.process(request)
     outputs = [McpToolResult.from_dict(r.output).text for r in run.results]
     assert outputs == [RECIPES, "1 row for x"]
@@ -144,12 +144,12 @@ def test_list_tools_follows_pages_and_maps_names():
     fake = McpClient([sys.executable, str(TESTS / "mcp_fake_server.py"), "tools_pages"], timeout=10)
     with fake as client:
         tools = client.list_tools()
-        assert [t.name for t in tools] == ["list_x2d_recipes", "db_x2e_query"]
+        assert [t.name for t in tools] == ["list_x2d_recipes", "db_query"]
         assert tools[1].description == "Query the database"  # the title, when there is no description
         assert client.tools_changed is True  # the notification came in while the second page was read
         # the server receives its own names back
         assert client.call_tool("list_x2d_recipes").text == "called list-recipes\n{}"
-        assert client.call_tool("db_x2e_query", {"sql": "s"}).text == 'called db.query\n{"sql": "s"}'
+        assert client.call_tool("db_query", {"sql": "s"}).text == 'called db.query\n{"sql": "s"}'
         (recipes, query) = client.tools()
         assert recipes.safe is True and query.safe is False
 

@@ -2,7 +2,7 @@
 
 One module per part, each importing only those above it: ``protocol`` (the versions, JSON-RPC
 messages, ``McpError``), ``transport`` (``Transport``, ``StdioTransport``, ``HttpTransport``),
-``tools`` (``McpToolResult``, the listed tools and their names, a tool's function) and
+``tools`` (``McpToolResult``, the listed tools and the names they are offered under, ``SkippedTool``, a tool's function) and
 ``resources`` (``McpResourceInfo``, ``ResourceCache``), then ``session`` (``McpClient``). Import
 the public names from here.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from .protocol import PROTOCOL_VERSION, McpError
 from .resources import McpResourceInfo, ResourceCache
 from .session import McpClient
-from .tools import McpToolResult
+from .tools import McpToolResult, SkippedTool
 from .transport import HttpTransport, StdioTransport, Transport
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "McpClient",
     "McpResourceInfo",
     "McpToolResult",
+    "SkippedTool",
     "Transport",
     "StdioTransport",
     "HttpTransport",

@@ -27,7 +27,7 @@ from ..._frozen import thaw_json
 from ...tools import ToolDefinition
 from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, McpError, ProgressCallback, reply_result
 from .resources import McpResourceInfo, resource_contents, resource_info
-from .tools import ListedTool, McpToolFunction, McpToolResult, listed_tools, server_name
+from .tools import ListedTool, McpToolFunction, McpToolResult, SkippedTool, listed_tools, server_name
 from .transport import MAX_MESSAGE_BYTES, HttpTransport, StdioTransport, Transport
 
 if TYPE_CHECKING:
@@ -120,6 +120,7 @@ class McpClient:
         self._dead: McpError | None = None
         self._tools: dict[str, ListedTool] | None = None
         self._tools_stale = True
+        self.skipped_tools: tuple[SkippedTool, ...] = ()  # what the last list_tools left out
         self.server_info: Mapping[str, Any] = {}
         self.capabilities: Mapping[str, Any] = {}
         self.protocol_version: str | None = None
@@ -393,14 +394,21 @@ class McpClient:
 
         Each definition is non-strict (MCP schemas are arbitrary JSON Schema), its parameters
         the tool's ``inputSchema``, its description the tool's description (else its title,
-        else its name). A name outside the tool-name rule (``list-recipes``, ``db.query``)
-        becomes its canonical name through ``agentmsg.tools.to_canonical_name`` (``db.query``
-        is ``db_x2e_query``); ``call_tool`` takes either and sends the server's own name.
+        else its name). Its name is one every provider takes (``tools.tool_names``): the
+        server's own when it is such a name (``list-recipes``, as the canonical
+        ``list_x2d_recipes``), else an alias (``db.query`` is ``db_query``; a name past 64
+        characters is cut and ends with 8 hex digits of its hash). ``call_tool`` takes that
+        name (or the server's own) and sends the server's own. An entry that cannot be a tool
+        (no name, control characters in it, a repeated name, no object ``inputSchema``) is
+        left out with a warning in the log and a ``SkippedTool`` in ``skipped_tools``.
         """
         self._tools_stale = False  # a change announced while we read is seen next time
         items = self._pages("tools/list", "tools")
-        with self._naming_the_server():
-            self._tools = listed_tools(items)
+        self._tools, self.skipped_tools = listed_tools(items)
+        for skipped in self.skipped_tools:
+            shown = "" if skipped.name is None else f" {skipped.name[:60]!r}"
+            log.warning("MCP server %r: tools/list: tools[%d]%s left out: %s", self.name, skipped.index, shown,
+                        skipped.reason)
         return tuple(tool.definition for tool in self._tools.values())
 
     def call_tool(
@@ -413,7 +421,7 @@ class McpClient:
     ) -> McpToolResult:
         """Call a tool (``tools/call``) and return its result; a tool that failed has ``is_error``.
 
-        ``name`` is the canonical name ``list_tools`` gave, or the server's own. ``arguments``
+        ``name`` is the name ``list_tools`` gave, or the server's own. ``arguments``
         is a JSON object (a ``FrozenDict`` too). ``on_progress(progress, total, message)``
         receives the server's progress notifications for the call. A failure to reach the server
         or a JSON-RPC error raises ``McpError``; a tool's own failure is a result with
