@@ -109,6 +109,8 @@ class StdioTransport:
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
         self._stderr_done = threading.Event()
         self._broken: McpError | None = None
+        self._ending = threading.Lock()
+        self._lost_told = False
         self._closed = False
         self.stuck = False  # set by the client when a reply did not come: close gives no grace
 
@@ -176,8 +178,8 @@ class StdioTransport:
                     break
                 stream.write(data)
                 stream.flush()
-        except (OSError, ValueError):
-            self._broken = McpError(f"{self._exit_note()} (could not send)", "closed")
+        except (OSError, ValueError):  # the server closed its input: what waits for a reply may never get one
+            self._end(lost, McpError(f"{self._exit_note()} (could not send)", "closed"))
         finally:
             try:
                 stream.close()
@@ -207,8 +209,17 @@ class StdioTransport:
         if error is None:
             self._stderr_done.wait(1.0)  # the tail is complete before an error quotes it
             error = McpError(self._exit_note(), "closed")
-        if self._broken is None:
-            self._broken = error
+        self._end(lost, error)
+
+    def _end(self, lost: Lost, error: McpError) -> None:
+        """Break the connection with ``error`` and tell the client, once (the reader or the writer may find it)."""
+        with self._ending:
+            if self._lost_told:
+                return
+            self._lost_told = True
+            if self._broken is None:
+                self._broken = error
+            error = self._broken
         lost(error)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
