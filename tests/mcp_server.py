@@ -1,7 +1,8 @@
 """A real MCP server for the tests, written with the official MCP Python SDK (test-only).
 
 Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --http PORT``
-(Streamable HTTP on 127.0.0.1:PORT, path ``/mcp``). It serves:
+(Streamable HTTP on 127.0.0.1:PORT, path ``/mcp``; ``--json`` answers with JSON bodies instead
+of server-sent events, ``--idle SECONDS`` ends sessions idle that long). It serves:
 
 - ``file:///project/README.md``: a text resource (text/markdown);
 - ``file:///project/logo.png``: a binary resource (image/png, the 1x1 PNG from the MCP
@@ -136,7 +137,10 @@ async def add_tool(name: str, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    if len(sys.argv) >= 3 and sys.argv[1] == "--http":
+        options = {"json_response": "--json" in sys.argv}  # one JSON body per reply, not server-sent events
+        if "--idle" in sys.argv:  # the server ends a session idle for this many seconds (its id then answers 404)
+            options["session_idle_timeout"] = float(sys.argv[sys.argv.index("--idle") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]), **options)
     else:
         server.run("stdio")

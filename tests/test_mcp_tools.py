@@ -200,12 +200,14 @@ from mcp_http import free_port  # noqa: E402
 
 class _Endpoint(http.server.BaseHTTPRequestHandler):
     mode = "error"
+    seen = []  # (method, Mcp-Session-Id) of each POST
 
     def log_message(self, *args):
         pass
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append((body.get("method"), self.headers.get("Mcp-Session-Id")))
         mode = type(self).mode
         if mode == "error":
             self.send_response(500, "Internal Server Error")
@@ -302,11 +304,17 @@ def test_http_wrong_content_type_and_lost_session(endpoint):
         McpClient(_url(endpoint), timeout=10).start()
     assert info.value.code == "protocol"
     _Endpoint.mode = "gone"
+    _Endpoint.seen = []
     with McpClient(_url(endpoint), timeout=10) as client:
         assert client.transport.session_id == "s-1"
         with pytest.raises(McpError, match="ended the session") as info:
             client.list_tools()
         assert info.value.code == "closed"
+        handshake = [("initialize", None), ("notifications/initialized", "s-1")]
+        # a 404 for the session: a new session (initialize without the old id), the request once more, no more
+        assert _Endpoint.seen == [*handshake, ("tools/list", "s-1"), *handshake, ("tools/list", "s-1")]
+        with pytest.raises(McpError, match="ended the session"):  # not "not running": the next call tries again
+            client.list_tools()
 
 
 def test_http_unreachable_server_is_closed():

@@ -7,8 +7,10 @@ reply nobody waits for any more is dropped, so concurrent requests share one con
 wait is bounded by its deadline. Messages are dispatched as they arrive, on the transport's
 thread, and nothing queues: ``ping`` is answered, ``notifications/progress`` routed to the
 waiting call's callback, ``notifications/tools/list_changed`` marks the tool list stale, other
-requests are refused with "method not found". ``close()`` (also run when a client is
-garbage-collected or the interpreter exits) closes the transport and fails every waiting request.
+requests are refused with "method not found". When a Streamable HTTP server ended the session
+(404), the client runs ``initialize`` again and sends the request once more (``_send``).
+``close()`` (also run when a client is garbage-collected or the interpreter exits) closes the
+transport and fails every waiting request.
 The modules ``tools`` and ``resources`` read what their replies mean; the client adds its
 server's name to their errors.
 """
@@ -28,7 +30,7 @@ from ...tools import ToolDefinition
 from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, McpError, ProgressCallback, reply_result
 from .resources import McpResourceInfo, resource_contents, resource_info
 from .tools import ListedTool, McpToolFunction, McpToolResult, SkippedTool, listed_tools, server_name
-from .transport import MAX_MESSAGE_BYTES, HttpTransport, StdioTransport, Transport
+from .transport import MAX_MESSAGE_BYTES, HttpTransport, SessionEnded, StdioTransport, Transport
 
 if TYPE_CHECKING:
     from ..execution import Tool
@@ -116,6 +118,8 @@ class McpClient:
         self._lock = threading.Lock()
         self._waiting: dict[int, _Waiter] = {}
         self._next_id = 1
+        self._session = 0  # counts the HTTP sessions the server ended (see _send)
+        self._renewing = threading.Lock()
         self._started = False
         self._dead: McpError | None = None
         self._tools: dict[str, ListedTool] | None = None
@@ -304,10 +308,8 @@ class McpClient:
             message["params"]["_meta"] = {**message["params"].get("_meta", {}), "progressToken": request_id}
         try:
             try:
-                self.transport.send(message, deadline)
+                self._send(message, method, deadline)
             except McpError as exc:
-                if exc.code == "closed" and self._dead is None:
-                    self._dead = exc
                 raise self._error(f"{exc.message} (sending {method})", exc.code) from None
             if not waiter.event.wait(max(0.0, deadline - time.monotonic())):
                 self._timed_out(request_id)
@@ -324,6 +326,37 @@ class McpClient:
         with self._naming_the_server():
             return reply_result(waiter.reply, method)
 
+    def _send(self, message: dict[str, Any], method: str, deadline: float) -> None:
+        """Send a request; when the HTTP server ended the session (404), start a new one and send it again, once.
+
+        A 404 means the request was not run (there was no session to run it in), so sending it
+        again runs it at most once, ``tools/call`` too. A request that failed any other way is
+        never sent again: the server may have run it.
+        """
+        session = self._session
+        try:
+            self.transport.send(message, deadline)
+            return
+        except SessionEnded:
+            if method == "initialize":
+                raise
+        self._new_session(session, deadline)
+        self.transport.send(message, deadline)
+
+    def _new_session(self, ended: int, deadline: float) -> None:
+        """Start a new session after session number ``ended`` ended, unless another thread already did."""
+        if not self._renewing.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise McpError("no time left to start a new session", "timeout")
+        try:
+            if self._session != ended:
+                return
+            log.info("MCP server %r ended the session; starting a new one", self.name)
+            self._initialize(deadline)
+            self._session += 1
+            self._tools_stale = True  # a new session may list other tools
+        finally:
+            self._renewing.release()
+
     def _timed_out(self, request_id: int) -> None:
         stuck = getattr(self.transport, "stuck", None)
         if stuck is not None:
@@ -338,9 +371,10 @@ class McpClient:
 
     # --- MCP -------------------------------------------------------------------------------
 
-    def _initialize(self) -> None:
+    def _initialize(self, deadline: float | None = None) -> None:
         from ... import __version__
 
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.001)  # a new session: the call's time
         result = self.request(
             "initialize",
             {
@@ -348,6 +382,7 @@ class McpClient:
                 "capabilities": {},
                 "clientInfo": {"name": "agentmsg", "version": __version__},
             },
+            timeout=left,
         )
         version = result.get("protocolVersion")
         if not isinstance(version, str):
@@ -363,7 +398,7 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         self.transport.negotiated(version)
         self.notify("notifications/initialized")
-        self.transport.listen(time.monotonic() + self.timeout)
+        self.transport.listen(time.monotonic() + self.timeout if deadline is None else deadline)
 
     def _pages(self, method: str, key: str) -> list[Any]:
         found: list[Any] = []
