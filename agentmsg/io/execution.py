@@ -35,8 +35,10 @@ it: Python cannot stop a thread, so a call that times out is abandoned to finish
 daemon thread cannot block the interpreter from exiting).
 The output must be JSON; an exception gives an error result with the message, the stack trace
 and whether it is recoverable (an exception type the tool lists as recoverable, or a timeout).
-The error text (``ExceptionType: message``) is what the model reads, so a tool must not put
-secrets in its exception messages; the stack trace stays on the record and is never sent.
+The error text (``ExceptionType: message``) is what the model reads; people see
+``error_summary`` (the type alone), and the log has the type at INFO and the message at DEBUG
+only; the stack trace stays on the record and is never sent. While a function runs,
+``current_call()`` returns the call it serves.
 Building typed arguments runs code of the tool's own types (a dataclass's ``__post_init__``):
 whatever it raises becomes that call's error result, and the other calls' results are kept. On
 Ctrl-C, ``process`` raises ``ToolRunInterrupted`` (a ``KeyboardInterrupt``) whose ``run`` holds

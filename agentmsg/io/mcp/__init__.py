@@ -12,7 +12,7 @@ from __future__ import annotations
 from .protocol import PROTOCOL_VERSION, McpError
 from .resources import McpResourceInfo, ResourceCache
 from .session import McpClient
-from .tools import McpToolResult, SkippedTool
+from .tools import McpToolResult, SkippedTool, tool_names
 from .transport import HttpTransport, StdioTransport, Transport
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "McpResourceInfo",
     "McpToolResult",
     "SkippedTool",
+    "tool_names",
     "Transport",
     "StdioTransport",
     "HttpTransport",

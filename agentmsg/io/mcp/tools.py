@@ -35,7 +35,7 @@ from ...messages import ChatMessage, ToolResult
 from ...tools import ToolDefinition, to_canonical_name, to_wire_name
 from .protocol import McpError, ProgressCallback
 
-__all__ = ["McpToolResult"]
+__all__ = ["McpToolResult", "SkippedTool", "tool_names"]
 
 log = logging.getLogger(__name__)
 
