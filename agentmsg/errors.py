@@ -17,29 +17,38 @@ content: expected a string or a list of parts, got number
 ``ValidationError.code`` is one word from ``CODES``; tools and tests match on ``code`` and
 ``path``, never on the wording:
 
-=================  ==============================================================================
-``missing``        a required value is absent or null
-``type``           a value has the wrong JSON type ("expected a string, got number")
-``value``          a value of the right type breaks a rule: empty, out of range, not a choice
-``pattern``        a string lacks its required form (a name, base64, a URL, a timestamp)
-``unique``         something that must be unique repeats (ids, names, object keys)
-``unknown``        a name or id that refers to nothing known (an event, a kind, a tool call)
-``unexpected``     a field, item or keyword that is not allowed here
-``size``           beyond a stated limit: bytes, characters, digits, items, a token budget
-``json``           not valid JSON text
-``depth``          nested too deeply
-``encoding``       not valid UTF-8, or not encodable as UTF-8 (lone surrogates)
-``strict``         a tool schema breaks a strict-mode rule
-``schema``         a JSON Schema agentmsg cannot read
-``protocol``       an event or message the protocol's state does not allow now
-``removed``        an event or field that was removed from the protocol
-``provider``       a provider's error body, reported as such
-``unsupported``    valid data the target cannot carry (a provider format, a newer store layout)
-``pending``        a record not ready to render (unresolved, unrecognized, a call without result)
-=================  ==============================================================================
+===============  =======================================================================================
+``missing``      a required value is absent or null
+``type``         a value has the wrong JSON type ("expected a string, got number")
+``value``        a value of the right type breaks a rule: empty, out of range, not one of the choices
+``pattern``      a string lacks its required form (a name, base64, a URL, a timestamp)
+``unique``       something that must be unique repeats (ids, names, object keys)
+``unknown``      a name or id that refers to nothing known (an event, a kind, a pending call)
+``unexpected``   a field, item or keyword that is not allowed here
+``size``         beyond a stated limit: bytes, characters, digits, items, a token budget
+``json``         not valid JSON text
+``depth``        nested too deeply
+``encoding``     not valid UTF-8, or not encodable as UTF-8 (lone surrogates)
+``strict``       a tool schema breaks a strict-mode rule
+``schema``       a JSON Schema agentmsg cannot read: a malformed or unsupported keyword
+``protocol``     an event or message the protocol's state does not allow now
+``removed``      an event or field removed from the protocol
+``provider``     a provider's error body, reported as such
+``unsupported``  valid data the target cannot carry: a provider format, a UI endpoint
+``pending``      a record not ready to render (unresolved, unrecognized, a tool call without its result)
+``incomplete``   a stream that ended before the provider's end marker (cut off, or empty)
+===============  =======================================================================================
 
-``ConversationOrderError.code`` is one of ``ORDER_CODES``: ``system_first``, ``user_first``,
-``alternate``, ``tool_pending``, ``tool_unknown``, ``incomplete``.
+``ConversationOrderError.code`` is one of ``ORDER_CODES``, one per ordering rule:
+
+================  ===========================================================================
+``system_first``  the system message comes first (unless require_system=False), and only once
+``user_first``    the user speaks first
+``alternate``     user and assistant messages alternate
+``tool_pending``  every tool call is answered before anything else
+``tool_unknown``  a tool message answers a pending tool call
+``incomplete``    a finished conversation has no unanswered tool calls
+================  ===========================================================================
 """
 
 from __future__ import annotations
@@ -59,26 +68,28 @@ __all__ = [
 ]
 
 # The stable codes of ``ValidationError``: one per kind of rule, one word each. Tools and tests
-# match on ``code`` and ``path``, never on the wording. README's error table shows this one.
+# match on ``code`` and ``path``, never on the wording. The tables in this module's docstring,
+# README.md and docs/errors.md are written from CODES and ORDER_CODES: after a change here, run
+# ``AGENTMSG_REGENERATE=1 pytest tests/test_error_voice.py`` once to rewrite them.
 CODES: dict[str, str] = {
     "missing": "a required value is absent or null",
-    "type": "a value has the wrong JSON type (the message names both, in JSON's words)",
+    "type": 'a value has the wrong JSON type ("expected a string, got number")',
     "value": "a value of the right type breaks a rule: empty, out of range, not one of the choices",
-    "pattern": "a string does not have its required form (a name, base64, a URL, a timestamp)",
-    "unique": "something that must be unique repeats (ids, object keys)",
+    "pattern": "a string lacks its required form (a name, base64, a URL, a timestamp)",
+    "unique": "something that must be unique repeats (ids, names, object keys)",
     "unknown": "a name or id that refers to nothing known (an event, a kind, a pending call)",
     "unexpected": "a field, item or keyword that is not allowed here",
-    "size": "too large: bytes, characters, digits, items or nesting beyond a stated limit",
+    "size": "beyond a stated limit: bytes, characters, digits, items, a token budget",
     "json": "not valid JSON text",
     "depth": "nested too deeply",
-    "encoding": "text that is not valid UTF-8 or cannot be encoded as UTF-8 (lone surrogates)",
+    "encoding": "not valid UTF-8, or not encodable as UTF-8 (lone surrogates)",
     "strict": "a tool schema breaks a strict-mode rule",
-    "schema": "a JSON Schema that agentmsg cannot read: a malformed or unsupported keyword",
-    "protocol": "an event or message that the protocol's state does not allow now",
-    "removed": "an event or field that was removed from the protocol",
+    "schema": "a JSON Schema agentmsg cannot read: a malformed or unsupported keyword",
+    "protocol": "an event or message the protocol's state does not allow now",
+    "removed": "an event or field removed from the protocol",
     "provider": "a provider's error body, reported as such",
-    "unsupported": "valid data the target cannot carry: a provider format's limits",
-    "pending": "a record that is not ready to render: unresolved, unrecognized, or a tool call without its result",
+    "unsupported": "valid data the target cannot carry: a provider format, a UI endpoint",
+    "pending": "a record not ready to render (unresolved, unrecognized, a tool call without its result)",
     "incomplete": "a stream that ended before the provider's end marker (cut off, or empty)",
 }
 
@@ -181,9 +192,8 @@ def _rebuild(cls: type[ValidationError], state: dict[str, object]) -> Validation
 class ConversationOrderError(AgentmsgError, ValueError):
     """A message was added where the conversation's order does not allow it.
 
-    ``index`` is the position the message would have taken; ``code`` names the rule
-    (``system_first``, ``user_first``, ``alternate``, ``tool_pending``, ``tool_unknown``,
-    ``incomplete``).
+    ``index`` is the position the message would have taken; ``code`` names the rule, one of
+    ``ORDER_CODES``.
 
     >>> err = ConversationOrderError("system message must come first", index=2, code="system_first")
     >>> str(err)

@@ -302,7 +302,7 @@ class ToolCall:
         ...     ToolCall("call_1", "write_file", {"path": 7, "lines": None}).arguments_as(WriteFile)
         ... except ValidationError as exc:
         ...     print(exc)
-        path: expected string, got number
+        path: expected a string, got number
 
         A model may send every key (``null`` for "the default", as strict mode makes it) or leave
         optional keys out; both are accepted, and so is any type the builder can build (a mixed

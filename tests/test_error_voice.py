@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import os
 import pickle
+import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 
@@ -142,11 +146,69 @@ def test_every_order_code_is_in_the_table():
 def test_the_table_documents_each_code_in_one_line():
     for table in (CODES, ORDER_CODES):
         for code, meaning in table.items():
-            assert code.isidentifier() and code.islower() and meaning and "\n" not in meaning
-    import agentmsg.errors
+            assert code.isidentifier() and code.islower() and meaning
+            assert "\n" not in meaning and "|" not in meaning and "`" not in meaning  # one cell of any table
 
-    doc = agentmsg.errors.__doc__ or ""
-    assert all(f"``{code}``" in doc for code in CODES), [c for c in CODES if f"``{code}``" not in doc]
+
+# -- the tables of codes in errors.py's docstring, README and docs/errors.md --------------------
+
+ROOT = PACKAGE.parent
+_TABLES = {  # the tables of codes each file holds, in order (errors.py: in its module docstring)
+    "agentmsg/errors.py": ("rst", ["CODES", "ORDER_CODES"]),
+    "README.md": ("md", ["CODES"]),
+    "docs/errors.md": ("md", ["CODES", "ORDER_CODES"]),
+}
+_HEADINGS = {"CODES": "meaning", "ORDER_CODES": "the rule"}
+_RST_RULE = re.compile(r"=+  =+")
+
+
+def _render(style: str, name: str) -> list[str]:
+    """Write the table ``name`` of ``agentmsg.errors`` as Markdown or as a reStructuredText table."""
+    table = {"CODES": CODES, "ORDER_CODES": ORDER_CODES}[name]
+    if style == "md":
+        return [f"| code | {_HEADINGS[name]} |", "|---|---|", *(f"| `{c}` | {t} |" for c, t in table.items())]
+    width = max(map(len, table)) + 4
+    rule = "=" * width + "  " + "=" * max(map(len, table.values()))
+    return [rule, *(f"``{c}``".ljust(width) + "  " + t for c, t in table.items()), rule]
+
+
+def _spans(style: str, lines: list[str]) -> list[tuple[int, int]]:
+    """Return where each table of codes is in ``lines``: Markdown ones open with ``| code |``."""
+    spans, i = [], 0
+    while i < len(lines):
+        j = i + 1
+        if style == "md" and lines[i].startswith("| code |"):
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            spans.append((i, j))
+        elif style == "rst" and _RST_RULE.fullmatch(lines[i]):
+            while j < len(lines) and not _RST_RULE.fullmatch(lines[j]):
+                j += 1
+            j += 1
+            spans.append((i, j))
+        i = j
+    return spans
+
+
+def test_the_tables_of_codes_are_written_from_the_code():
+    # AGENTMSG_REGENERATE=1 rewrites the tables instead of failing: run it once after changing CODES
+    regenerate = os.environ.get("AGENTMSG_REGENERATE") == "1"
+    stale = []
+    for rel, (style, names) in _TABLES.items():
+        path = ROOT / rel
+        text = path.read_text(encoding="utf-8")
+        cut = text.index('"""', 3) if style == "rst" else len(text)  # errors.py: its docstring only
+        lines = text[:cut].split("\n")
+        spans = _spans(style, lines)
+        assert len(spans) == len(names), f"{rel} should hold {len(names)} tables of codes, found {len(spans)}"
+        changed = False
+        for (start, end), name in reversed(list(zip(spans, names))):
+            if lines[start:end] != _render(style, name):
+                stale.append(f"{rel}: {name}")
+                lines[start:end], changed = _render(style, name), True
+        if regenerate and changed:
+            path.write_text("\n".join(lines) + text[cut:], encoding="utf-8")
+    assert regenerate or not stale, f"{stale} differ from agentmsg.errors: AGENTMSG_REGENERATE=1 rewrites them"
 
 
 @pytest.mark.parametrize("code", sorted(CODES))
@@ -198,6 +260,89 @@ def test_one_voice_for_bad_data(call, path, code, message):
     with pytest.raises(ValidationError) as info:
         call()
     assert (info.value.path, info.value.code, info.value.message) == (path, code, message)
+
+
+@dataclass(frozen=True)
+class _Args:
+    pass
+
+
+@dataclass(frozen=True)
+class _Call:
+    id: str
+    name: str
+    type: Literal["url", "base64", "file"]
+    arguments: _Args
+
+
+@dataclass(frozen=True)
+class _Ids:
+    id: tuple[str]
+
+
+def _arguments_as(cls: type, **changes: Any) -> Any:
+    arguments = {"id": "c1", "name": "f", "type": "url", "arguments": {}} if cls is _Call else {"id": ["a"]}
+    return agentmsg.ToolCall("c1", "f", {**arguments, **changes}).arguments_as(cls)
+
+
+def _validate(name: str, schema: dict[str, Any], value: Any) -> None:
+    from agentmsg.schema import validate_arguments
+
+    validate_arguments({"type": "object", "properties": {name: schema}, "required": [name]}, value)
+
+
+# one rule broken three ways: through a core type, validate_arguments, and arguments_as
+_SAME_RULE = {
+    "missing": (("id", "missing", "is required"), [
+        lambda: agentmsg.ToolCall.from_dict({"name": "f", "arguments": {}}),
+        lambda: _validate("id", {"type": "string"}, {}),
+        lambda: agentmsg.ToolCall("c1", "f", {}).arguments_as(_Call),
+    ]),
+    "type (a)": (("name", "type", "expected a string, got number"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "c1", "name": 3, "arguments": {}}),
+        lambda: _validate("name", {"type": "string"}, {"name": 3}),
+        lambda: _arguments_as(_Call, name=3),
+    ]),
+    "type (an)": (("arguments", "type", "expected an object, got array"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "c1", "name": "f", "arguments": [1]}),
+        lambda: _validate("arguments", {"type": "object"}, {"arguments": [1]}),
+        lambda: _arguments_as(_Call, arguments=[1]),
+    ]),
+    "empty": (("id", "value", "must not be empty"), [
+        lambda: agentmsg.ToolCall.from_dict({"id": "", "name": "f", "arguments": {}}),
+        lambda: _validate("id", {"type": "string", "minLength": 1}, {"id": ""}),
+        lambda: _validate("id", {"type": "array", "minItems": 1}, {"id": []}),
+        lambda: _arguments_as(_Ids, id=[]),
+    ]),
+    "not a choice": (("type", "value", "must be one of url, base64, file"), [
+        lambda: agentmsg.ImageSource.from_dict({"type": "blob"}),
+        lambda: _validate("type", {"enum": ["url", "base64", "file"]}, {"type": "blob"}),
+        lambda: _arguments_as(_Call, type="blob"),
+    ]),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_SAME_RULE))
+def test_one_rule_reads_the_same_in_the_core_the_validator_and_arguments_as(rule):
+    expected, calls = _SAME_RULE[rule]
+    for call in calls:
+        with pytest.raises(ValidationError) as info:
+            call()
+        assert (info.value.path, info.value.code, info.value.message) == expected
+
+
+def test_the_validator_names_types_with_their_articles():
+    from agentmsg.schema import validate_arguments
+
+    for schema, value, message in (
+        ({"type": "integer"}, "7", "expected an integer, got string"),
+        ({"type": ["integer", "null"]}, "7", "expected an integer or null, got string"),
+        ({"anyOf": [{"type": "array"}, {"type": "boolean"}]}, 1, "expected an array or a boolean, got number"),
+        ({"anyOf": [{"type": ["string", "null"]}, {"type": "null"}]}, 1, "expected a string or null, got number"),
+    ):
+        with pytest.raises(ValidationError) as info:
+            validate_arguments(schema, value)
+        assert (info.value.code, info.value.message) == ("type", message)
 
 
 def test_nan_reads_the_same_in_arguments_and_in_number_fields():

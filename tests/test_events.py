@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmsg import ChatMessage, FrozenDict, ImagePart, TextPart, ValidationError, json_schema
+from agentmsg import ChatMessage, FrozenDict, ImagePart, ImageSource, TextPart, ValidationError, json_schema
 from agentmsg import events as ev
 from agentmsg.events import (
     ChatCancel,
@@ -195,7 +195,7 @@ def test_chat_request_to_message_text_and_image() -> None:
     assert isinstance(req, ChatRequest)
     msg = req.to_message()
     assert msg == ChatMessage.user(
-        [TextPart("What is it?"), ImagePart(ev.ImageSource.from_base64(PNG, "image/png"))]
+        [TextPart("What is it?"), ImagePart(ImageSource.from_base64(PNG, "image/png"))]
     )
     assert msg.to_dict()["content"][1] == {
         "type": "image",

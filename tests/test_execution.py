@@ -158,7 +158,7 @@ def test_invalid_arguments_never_reach_the_function():
     executor = ToolExecutor(registry, ApprovalPolicy(default="auto"))
     run = executor.process(request(("move", {"source": "a"}), ("move", {"source": "a", "target": 5}), ("move", {"source": "a", "target": "b", "force": True})))
     errors = [r.error for r in run.results]
-    assert errors[0] == "invalid arguments: target: required property is missing"
+    assert errors[0] == "invalid arguments: target: is required"
     assert errors[1].startswith("invalid arguments: target:")
     assert errors[2].startswith("invalid arguments: force:")
     assert all(r.status == "error" and r.recoverable and r.stack_trace is None for r in run.results)

@@ -1,6 +1,7 @@
 """Field tables: every event and record class is built from its table, the constructor and the
-decoder it generates agree, the generator's options do what they say, and events, records and the
-session reducer speak one error voice (codes from errors.CODES, JSON type names, one wording)."""
+decoder it generates agree, to_dict and the repr follow the rows, the generator's options do what
+they say, and events, records and the session reducer speak one error voice (codes from
+errors.CODES, JSON type names, one wording)."""
 
 import dataclasses
 import json
@@ -15,11 +16,13 @@ from agentmsg import ImageSource, ToolCall, ValidationError
 from agentmsg import events as ev
 from agentmsg import records as rec
 from agentmsg._checks import check_choice, check_nonempty, check_str
-from agentmsg._fields import SOURCE, each, nested, wire, wired
+from agentmsg._fieldtable import SOURCE, each, field_table, nested, row, size
+from agentmsg.events.protocol import EVENT_TYPES
 from agentmsg.errors import CODES
 
 DATA = Path(__file__).parent / "data"
-EVENT_CLASSES = [*ev._EVENT_TYPES, ev.ImageAttachment, ev.UserEntry, ev.ChatEntry, ev.ToolEntry]
+EVENT_CLASSES = [*EVENT_TYPES, ev.ImageAttachment, ev.UserEntry, ev.ChatEntry, ev.ToolEntry]
+HAND_WRITTEN = {ev.Completion}  # to_dict and __repr__ depend on success: see the class
 RECORD_CLASSES = [*rec.RECORD_TYPES.values(), rec.RequestedToolCall]
 T = "2024-05-01T12:00:00Z"
 
@@ -31,25 +34,29 @@ T = "2024-05-01T12:00:00Z"
 def test_every_class_is_generated_from_its_table(cls: type) -> None:
     source = SOURCE[cls.__qualname__]
     for f in dataclasses.fields(cls):
-        assert "agentmsg.wire" in f.metadata, f.name
+        assert "agentmsg.row" in f.metadata, f.name
         assert f"_set_{f.name}(self, " in source and f"_set_{f.name}(obj, " in source
     assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
     decoder = "_from_data" if cls in rec.RECORD_TYPES.values() else "from_dict"
-    assert getattr(cls, decoder).__func__.__code__.co_filename == "<string>"  # generated, not written by hand
+    generated = [getattr(cls, decoder).__func__, cls.__init__]
+    if cls not in HAND_WRITTEN:
+        generated += [cls.to_dict, cls.__repr__]
+    for fn in generated:
+        assert fn.__code__.co_filename == "<string>", fn  # generated, not written by hand
 
 
 def test_event_names_derive_from_the_classes() -> None:
-    assert ev.EVENT_NAMES == tuple(dict.fromkeys(cls.EVENT for cls in ev._EVENT_TYPES))
-    assert set(ev.EVENT_NAMES) == {cls.EVENT for cls in ev._EVENT_TYPES}
+    assert ev.EVENT_NAMES == tuple(dict.fromkeys(cls.EVENT for cls in EVENT_TYPES))
+    assert set(ev.EVENT_NAMES) == {cls.EVENT for cls in EVENT_TYPES}
 
 
 def _wire_strings(cls: type) -> list[tuple[str, str]]:
     """(attribute, wire key) of the fields whose wire value is the attribute value, a string."""
     out = []
     for f in dataclasses.fields(cls):
-        row = f.metadata["agentmsg.wire"]
-        if type(row.key) is str and row.decode is None and row.check is not None:
-            out.append((f.name, row.key))
+        r = f.metadata["agentmsg.row"]
+        if type(r.key) is str and r.decode is None and r.check is not None:
+            out.append((f.name, r.key))
     return out
 
 
@@ -78,7 +85,7 @@ def test_constructor_and_decoder_refuse_alike(event: Any, bad: Any) -> None:
         kwargs = {f.name: getattr(event, f.name) for f in dataclasses.fields(cls)}
         kwargs[name] = bad
         spec = cls.__dataclass_fields__[name]
-        if bad is None and spec.default is not dataclasses.MISSING and not spec.metadata["agentmsg.wire"].required:
+        if bad is None and spec.default is not dataclasses.MISSING and not spec.metadata["agentmsg.row"].required:
             kwargs.pop(name)  # a null on the wire is the constructor's default
         outcomes = []
         for build in (lambda: cls.from_dict(payload), lambda: cls(**kwargs)):
@@ -109,23 +116,46 @@ def _shape(text: Any, path: str) -> str:
     return check_str(text, path).upper()
 
 
-@wired(tags=(("kind", "sample"),))
-@dataclass(frozen=True, slots=True, kw_only=True)
+@field_table(tags=(("kind", "sample"),))
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Lenient:
-    name: str = field(metadata=wire("name", check_nonempty))
-    shape: str = field(default="ROUND", metadata=wire("shapeName", _shape))
-    mode: str = field(default="a", metadata=wire("mode", check_choice, ("a", "b"), required=True))
-    note: str | None = field(default=None, metadata=wire("note", check_nonempty, optional=True))
-    parts: tuple[Any, ...] = field(default=(), metadata=wire("parts", decode=each(ImageSource.from_dict)))
+    name: str = field(metadata=row("name", check_nonempty))
+    shape: str = field(default="ROUND", metadata=row("shapeName", _shape, show=str))
+    mode: str = field(default="a", metadata=row("mode", check_choice, ("a", "b"), required=True, show=False))
+    note: str | None = field(default=None, metadata=row("note", check_nonempty, optional=True, show=size("char")))
+    parts: tuple[Any, ...] = field(
+        default=(), metadata=row("parts", decode=each(ImageSource.from_dict), omit_default=True, show=len)
+    )
 
 
-@wired(decoder="_from_data", strict=True)
-@dataclass(frozen=True, slots=True, kw_only=True)
+def _call_keys(call: ToolCall) -> dict[str, str]:
+    return {"call_id": call.id, "call_name": call.name}
+
+
+@field_table(envelope=True, strict=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Strict:
-    id: str = field(default_factory=lambda: "generated", metadata=wire(None, check_nonempty))
-    mode: str = field(default="a", metadata=wire("mode", check_choice, ("a", "b")))
-    call: ToolCall = field(metadata=wire(("call_id", "call_name"), decode=lambda d, p: ToolCall(d.get("call_id"), d.get("call_name"), {})))
-    source: ImageSource | None = field(default=None, metadata=wire("source", optional=True, decode=nested(ImageSource.from_dict)))
+    TYPE = "strict"
+    VERSION = 3
+
+    id: str = field(default_factory=lambda: "generated", metadata=row(None, check_nonempty))
+    mode: str = field(default="a", metadata=row("mode", check_choice, ("a", "b")))
+    call: ToolCall = field(metadata=row(
+        ("call_id", "call_name"), decode=lambda d, p: ToolCall(d.get("call_id"), d.get("call_name"), {}), encode=_call_keys,
+        show=lambda call: call.name,
+    ))
+    source: ImageSource | None = field(
+        default=None, metadata=row("source", optional=True, decode=nested(ImageSource.from_dict))
+    )
+
+
+@field_table(tags=(("role", "user"),))
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class Tagged:
+    id: str | None = field(default=None, metadata=row("id", check_nonempty, optional=True))
+    text: str = field(metadata=row("text", check_str, show=size("char")))
+    count: int = field(default=0, metadata=row("count", omit_default=True))
+    sizes: tuple[int, ...] = field(default=(), metadata=row("sizes", lambda value, path: tuple(value), encode=list))
 
 
 def test_lenient_reading_ignores_unknown_keys_and_takes_defaults_for_null() -> None:
@@ -166,13 +196,76 @@ def test_strict_reading() -> None:
         assert (info.value.path, info.value.code) == (path, code)
 
 
+def test_to_dict_writes_the_rows_in_order_and_leaves_out_defaults_where_asked() -> None:
+    url = ImageSource.from_url("https://example.com/a.png")
+    lenient = Lenient(name="n", note="hi", parts=(url,))
+    assert list(lenient.to_dict().items()) == [  # tags first; nested objects through their to_dict
+        ("kind", "sample"), ("name", "n"), ("shapeName", "ROUND"), ("mode", "a"), ("note", "hi"),
+        ("parts", [url.to_dict()]),
+    ]
+    assert Lenient(name="n").to_dict() == {"kind": "sample", "name": "n", "shapeName": "ROUND", "mode": "a"}
+    # An id leads, then the tags; a key that may be left out is left out wherever it stands.
+    assert list(Tagged(id="t", text="x", count=2, sizes=(1,)).to_dict()) == ["id", "role", "text", "count", "sizes"]
+    assert Tagged(text="x").to_dict() == {"role": "user", "text": "x", "sizes": []}  # encode=list, never left out
+    for item in (lenient, Lenient(name="n"), Tagged(text="x", count=3), Tagged(id="t", text="")):
+        assert type(item).from_dict(item.to_dict()) == item
+
+
+def test_a_record_writes_its_envelope_and_a_field_of_several_keys_spreads() -> None:
+    got = Strict(id="s1", call=ToolCall("c1", "ls", {}), source=ImageSource.from_url("https://example.com/a.png"))
+    assert got.to_dict() == {
+        "type": "strict", "version": 3, "id": "s1",
+        "data": {"mode": "a", "call_id": "c1", "call_name": "ls", "source": {"type": "url", "url": "https://example.com/a.png"}},
+    }
+    assert Strict._from_data("s1", got.to_dict()["data"]) == got  # type: ignore[attr-defined]
+
+
+def test_the_repr_shows_each_field_as_its_row_says() -> None:
+    assert repr(Lenient(name="n")) == "Lenient(name='n', shape=ROUND)"  # hidden, and left out as on the wire
+    assert repr(Lenient(name="n", note="secret", parts=(ImageSource.from_url("https://e.com/a.png"),) * 2)) == (
+        "Lenient(name='n', shape=ROUND, note=<6 chars>, parts=2)"
+    )
+    assert repr(Tagged(text="secret")) == "Tagged(text=<6 chars>, sizes=())"  # the first field left out
+    assert repr(Tagged(id="t", text="a", count=1)) == "Tagged(id='t', text=<1 char>, count=1, sizes=())"
+    assert repr(Strict(id="s", call=ToolCall("c1", "ls", {}))) == "Strict(id='s', mode='a', call=ls)"
+
+
+def test_a_class_that_writes_its_own_to_dict_or_repr_keeps_it() -> None:
+    @field_table()
+    @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+    class Own:
+        name: str = field(metadata=row("name", check_str))
+
+        def to_dict(self) -> dict[str, Any]:
+            return {"own": self.name}
+
+    assert Own(name="x").to_dict() == {"own": "x"} and repr(Own(name="x")) == "Own(name='x')"
+    assert "def to_dict" not in SOURCE[Own.__qualname__]
+
+
 def test_a_field_without_a_row_is_a_programming_error() -> None:
     with pytest.raises(TypeError, match="has no row"):
 
-        @wired()
-        @dataclass(frozen=True, slots=True, kw_only=True)
+        @field_table()
+        @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
         class Broken:
             name: str
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: dataclass(frozen=True, slots=True, kw_only=True)(
+            type("R", (), {"__annotations__": {"a": str}, "a": field(metadata=row("a"))})), "repr=False"),
+        (lambda: dataclass(frozen=True, slots=True, kw_only=True, repr=False)(
+            type("K", (), {"__annotations__": {"a": str}, "a": field(metadata=row(None))})), "only a record's id"),
+        (lambda: dataclass(frozen=True, slots=True, kw_only=True, repr=False)(
+            type("D", (), {"__annotations__": {"a": str}, "a": field(metadata=row("a", omit_default=True))})), "needs a default"),
+    ],
+)
+def test_a_table_the_generator_cannot_write_is_a_programming_error(make: Any, words: str) -> None:
+    with pytest.raises(TypeError, match=words):
+        field_table()(make())
 
 
 # -- one error voice ----------------------------------------------------------------------------

@@ -362,7 +362,7 @@ def test_tool_names_map_to_canonical_names_and_back() -> None:
 
 @pytest.mark.parametrize("name", REQUESTS + RESPONSES + STREAMS)
 def test_the_validator_detects_each_fixture_as_its_kind(name: str) -> None:
-    from agentmsg.validate._kinds import Problems, candidates
+    from agentmsg.validate._registry import Problems, candidates
 
     doc = load(name)
     passing = []

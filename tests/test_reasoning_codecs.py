@@ -213,7 +213,7 @@ def test_anthropic_bad_thinking_blocks(block: dict[str, Any], path: str, code: s
     ("claude_thinking_stream.json", "anthropic_stream"),
 ])
 def test_recorded_thinking_payloads_pass_the_validator_as_anthropic(name: str, kind: str) -> None:
-    from agentmsg.validate._kinds import KINDS
+    from agentmsg.validate._registry import KINDS
 
     KINDS[kind].check(load(name))
     assert sorted(p.name for p in DATA.glob("*.json")) == sorted(

@@ -28,4 +28,4 @@ def test_tool_schema_example(tmp_path: Path) -> None:
     assert "attendees=(Attendee(email='ana@example.com', optional=False),)" in lines[end]
     assert "priority=<Priority.LOW: 'low'>" in lines[end] and "room='B2'" in lines[end]
     assert lines[end + 1] == "rejected: path=attendees[1].email code=type"
-    assert "'is_error': True" in lines[end + 2] and "expected string, got number" in lines[end + 2]
+    assert "'is_error': True" in lines[end + 2] and "expected a string, got number" in lines[end + 2]

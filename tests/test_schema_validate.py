@@ -84,9 +84,9 @@ def test_json_number_semantics() -> None:
 
 
 def test_type_errors_say_what_was_expected() -> None:
-    with pytest.raises(ValidationError, match="expected integer or null, got string"):
+    with pytest.raises(ValidationError, match="expected an integer or null, got string"):
         validate_arguments({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "x")
-    with pytest.raises(ValidationError, match="expected string or null, got number"):
+    with pytest.raises(ValidationError, match="expected a string or null, got number"):
         validate_arguments({"type": ["string", "null"]}, 1.5)
 
 
@@ -148,7 +148,7 @@ def test_long_unknown_key_is_cut_short_in_the_path() -> None:
         ({"minItems": -1}, "minItems", "non-negative integer"),
         ({"properties": {"a": {"maxLength": 1.5}}}, "properties.a.maxLength", "non-negative integer"),
         ({"type": "string", "default": float("nan")}, "", "must be JSON"),
-        (["type"], "", "must be an object or a boolean"),
+        (["type"], "", "expected a schema (an object or a boolean), got "),
         ({"properties": {"a": {"exclusiveMinimum": True}}}, "properties.a.exclusiveMinimum", "Draft 4"),
         ({"items": [{"type": "string"}]}, "items", "prefixItems"),
         ({"dependencies": {"a": ["b"]}}, "dependencies", "dependentRequired"),
@@ -162,7 +162,7 @@ def test_long_unknown_key_is_cut_short_in_the_path() -> None:
         ({"pattern": "(?i)abc"}, "pattern", "inline flags"),
         ({"pattern": "[a-"}, "pattern", "unterminated"),
         ({"pattern": 5}, "pattern", "must be a string"),
-        ({"propertyNames": 5}, "propertyNames", "must be an object or a boolean"),
+        ({"propertyNames": 5}, "propertyNames", "expected a schema (an object or a boolean), got "),
         ({"dependentRequired": {"a": "b"}}, "dependentRequired", "arrays of strings"),
     ],
 )

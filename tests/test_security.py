@@ -57,10 +57,9 @@ def test_every_logger_is_named_after_its_module():
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "getLogger":
                 arg = node.args[0] if node.args else None
-                if not (isinstance(arg, ast.Name) and arg.id == "__name__") and not (
-                    isinstance(arg, ast.Attribute) and arg.attr == "__name__"
-                ) and not (  # a sibling's name made from this module's, not to import it
-                    isinstance(arg, ast.BinOp) and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(arg))
+                if not (isinstance(arg, ast.Attribute) and arg.attr == "__name__") and not (
+                    # this module's name, or its package's or a sibling's made from it (not to import it)
+                    arg is not None and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(arg))
                 ):
                     offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert offenders == []

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 import agentmsg
 from agentmsg import ChatMessage, ValidationError, json_schema
-from agentmsg.validate._kinds import KINDS, Problems, candidates
-from agentmsg.validate import _line_blocks, main
+from agentmsg.validate._registry import KINDS, Problems, candidates
+from agentmsg.validate import main
+from agentmsg.validate._json_lines import line_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "validate"
@@ -93,7 +94,7 @@ def test_exit_2_when_permission_is_denied(tmp_path: Path, capsys: pytest.Capture
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", args[0])
 
-    monkeypatch.setattr("agentmsg.validate._open_input", refuse)
+    monkeypatch.setattr("agentmsg.validate._reader._open_input", refuse)
     status, out, err = run([path], capsys)
     assert status == 2 and "secret.json: Permission denied" in err
 
@@ -123,7 +124,7 @@ def test_last_resort_and_interrupt_end_with_2_and_one_line(error: BaseException,
     def fail(*args: Any) -> None:
         raise error
 
-    monkeypatch.setattr("agentmsg.validate._check_stream", fail)
+    monkeypatch.setattr("agentmsg.validate._reader._check_stream", fail)
     status = main([write(tmp_path, "ok.json", USER)])
     out, err = capsys.readouterr()
     assert (status, out, err) == (2, "", f"python -m agentmsg.validate: {message}\n")
@@ -395,7 +396,7 @@ def test_line_blocks_keep_every_line_and_hold_none_too_long(lines: list[bytes], 
     if not data or data.endswith(b"\n"):
         expected.pop()
     got: list[bytes | None] = []
-    for block in _line_blocks(io.BytesIO(data).read, limit, chunk):
+    for block in line_blocks(io.BytesIO(data).read, limit, chunk):
         if block is None:
             got.append(None)
         else:
@@ -418,7 +419,7 @@ def test_small_chunks_give_the_same_report(chunk: int, tmp_path: Path, capsys: p
                     '{"role": "user", "content": "\xff"}\n'.replace("\xff", "\u00ff"), USER])
     path = write(tmp_path, "l.jsonl", text.encode() + b"\ncaf\xe9\n" + USER.encode())
     expected = run(["--max-bytes", "100", path], capsys)
-    monkeypatch.setattr("agentmsg.validate._CHUNK", chunk)
+    monkeypatch.setattr("agentmsg.validate._json_lines.CHUNK", chunk)
     assert run(["--max-bytes", "100", path], capsys) == expected
     assert expected[1].splitlines() == [
         f"{path}:3: $.content: expected a string or a list of parts, got number",
@@ -510,8 +511,9 @@ def test_an_endless_document_is_refused_without_reading_it_all() -> None:
 
 MEMORY_PROBE = """
 import resource, sys
-from agentmsg.validate._kinds import KINDS, Problems, candidates
-from agentmsg.validate import _line_blocks, main
+from agentmsg.validate._registry import KINDS, Problems, candidates
+from agentmsg.validate import main
+from agentmsg.validate._json_lines import line_blocks
 scale = 1 if sys.platform == "darwin" else 1024
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 status = main([sys.argv[1], "--quiet"])
@@ -767,7 +769,7 @@ def test_lines_with_garbage_get_a_clean_answer(scratch: Path, values: list[Any],
     _main_on(scratch, b"\n".join(lines), "--jsonl")
 
 
-# -- hostile inputs: sizes, FIFOs, memory (issue 17) --------------------------------------------
+# -- hostile inputs: sizes, FIFOs, memory --------------------------------------------------------
 
 BOUNDED = r"""
 import resource, sys
@@ -789,13 +791,15 @@ def test_max_bytes_is_a_bound_not_an_allocation(tmp_path: Path, size: str) -> No
     assert result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid"
 
 
-def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+@pytest.mark.parametrize("options, empty", [([], "empty input: no JSON document"),
+                                            (["--conversation"], "empty input: no message")])
+def test_a_fifo_without_a_writer_does_not_block(options: list[str], empty: str, tmp_path: Path) -> None:
     """open() on a FIFO waits for a writer forever; the CLI opens it without blocking."""
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", str(fifo)], capture_output=True, text=True,
-                            cwd=ROOT, timeout=60)  # a bound on the test, not a speed assertion
-    assert result.returncode == 1 and "empty input: no JSON document" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", *options, str(fifo)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)  # a bound on the test, not a speed assertion
+    assert result.returncode == 1 and empty in result.stdout
 
 
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""``python -m agentmsg.validate --jobs N`` and the progress line on a terminal (issue 19)."""
+"""``python -m agentmsg.validate --jobs N`` and the progress line on a terminal."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmsg.validate import _pieces, main
+from agentmsg.validate import main
+from agentmsg.validate._jobs import _pieces
 
 ROOT = Path(__file__).resolve().parent.parent
 USER = '{"role": "user", "content": "Hi"}'
@@ -46,7 +47,7 @@ def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) ->
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let --jobs cut a small file anywhere (a file under 2 MiB is checked in one process otherwise)."""
-    monkeypatch.setattr("agentmsg.validate._MIN_PIECE", 1)
+    monkeypatch.setattr("agentmsg.validate._jobs._MIN_PIECE", 1)
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -203,8 +204,8 @@ def test_progress_on_a_terminal(terminal: tuple[int, io.TextIOWrapper], tmp_path
                                 capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     master, err = terminal
     monkeypatch.setattr(sys, "stderr", err)  # here: capsys replaces it while fixtures are set up
-    monkeypatch.setattr("agentmsg.validate._PROGRESS_EVERY", 0.0)  # redraw at every block
-    monkeypatch.setattr("agentmsg.validate._CHUNK", 256)
+    monkeypatch.setattr("agentmsg.validate._report._PROGRESS_EVERY", 0.0)  # redraw at every block
+    monkeypatch.setattr("agentmsg.validate._json_lines.CHUNK", 256)
     path = tmp_path / "log.jsonl"
     path.write_bytes(log_bytes(5))
     size = path.stat().st_size
@@ -229,8 +230,8 @@ def test_no_progress_when_quiet_or_not_a_terminal(terminal: tuple[int, io.TextIO
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     master, err = terminal
     monkeypatch.setattr(sys, "stderr", err)  # here: capsys replaces it while fixtures are set up
-    monkeypatch.setattr("agentmsg.validate._PROGRESS_EVERY", 0.0)
-    monkeypatch.setattr("agentmsg.validate._CHUNK", 256)
+    monkeypatch.setattr("agentmsg.validate._report._PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr("agentmsg.validate._json_lines.CHUNK", 256)
     path = tmp_path / "log.jsonl"
     path.write_bytes(log_bytes(5))
     assert main(["--quiet", "--max-bytes", "1500", str(path)]) == 1

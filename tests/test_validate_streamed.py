@@ -1,6 +1,6 @@
 """One big JSON document checked a message at a time: the report is the whole-document path's.
 
-A big conversation array is parsed one element at a time (``agentmsg.validate._elements``) and
+A big conversation array is parsed one element at a time (``agentmsg.validate._json_array``) and
 its order kept by an ``OrderCheck``; anything but a valid conversation sends the file back to
 the whole-document path. Every test here runs both paths over the same file and compares the
 report byte for byte (and the exit status), with read sizes small enough that elements, escapes,
@@ -28,7 +28,8 @@ from agentmsg import ChatMessage, ConversationHistory, ToolCall
 from agentmsg.errors import ConversationOrderError
 from agentmsg.history import OrderCheck
 from agentmsg import validate
-from agentmsg.validate._elements import ArrayReader, GiveUp
+from agentmsg.validate import _big_document, _cli, _diagnosis, _reader, _report
+from agentmsg.validate._json_array import ArrayReader, GiveUp
 
 CHUNKS = (1, 7, 64)
 BOM = b"\xef\xbb\xbf"
@@ -36,12 +37,12 @@ BOM = b"\xef\xbb\xbf"
 
 @contextlib.contextmanager
 def settings_of(stream_min: int, chunk: int) -> Iterator[None]:
-    saved = validate._STREAM_MIN, validate._STREAM_CHUNK
-    validate._STREAM_MIN, validate._STREAM_CHUNK = stream_min, chunk
+    saved = _big_document._STREAM_MIN, _big_document._STREAM_CHUNK
+    _big_document._STREAM_MIN, _big_document._STREAM_CHUNK = stream_min, chunk
     try:
         yield
     finally:
-        validate._STREAM_MIN, validate._STREAM_CHUNK = saved
+        _big_document._STREAM_MIN, _big_document._STREAM_CHUNK = saved
 
 
 class Spy:
@@ -49,7 +50,7 @@ class Spy:
 
     def __init__(self) -> None:
         self.taken = 0
-        self.real = validate._streamed
+        self.real = _reader.check_big_document
 
     def __call__(self, *args: Any) -> bool:
         done = self.real(*args)
@@ -61,13 +62,13 @@ def run_cli(args: list[str], stream_min: int, chunk: int = 7) -> tuple[int, str,
     """Run ``main(args)`` in-process; return the exit status, stdout and how often it streamed."""
     out = io.StringIO()
     spy = Spy()
-    saved = validate._streamed
-    validate._streamed = spy  # type: ignore[assignment]
+    saved = _reader.check_big_document
+    _reader.check_big_document = spy  # type: ignore[assignment]
     try:
         with settings_of(stream_min, chunk), contextlib.redirect_stdout(out):
             status = validate.main(args)
     finally:
-        validate._streamed = saved  # type: ignore[assignment]
+        _reader.check_big_document = saved  # type: ignore[assignment]
     return status, out.getvalue(), spy.taken
 
 
@@ -309,13 +310,13 @@ class Changing:
 
 
 def check_changing(path: Path, change: Callable[[Path], None], *options: str) -> str:
-    parser = validate._parser()
+    parser = _cli._parser()
     out = io.StringIO()
-    run = validate._Run(parser.parse_args([*options, str(path)]), out)
+    run = _report.Run(parser.parse_args([*options, str(path)]), out)
     stream = Changing(path, change)
     try:
         with settings_of(0, 64):
-            validate._check_stream(run, str(path), stream, str(path))  # type: ignore[arg-type]
+            _reader._check_stream(run, str(path), stream, str(path))  # type: ignore[arg-type]
     finally:
         stream.file.close()
     run.finish()
@@ -352,7 +353,7 @@ def test_a_huge_element_is_parsed_in_linear_time() -> None:
     element = json.dumps({"role": "user", "content": "x" * 200_000})
     data = ("[" + element + "]").encode()
     scanned = 0
-    scan = validate._scan
+    scan = _diagnosis.scan
 
     def counting(text: str, index: int) -> tuple[Any, int]:
         nonlocal scanned
@@ -367,7 +368,7 @@ def test_a_huge_element_is_parsed_in_linear_time() -> None:
 def test_a_flood_of_tiny_elements_is_read_with_a_bounded_buffer() -> None:
     """A million tiny elements: each is dropped; the buffer never holds much more than a read."""
     data = b"[" + b",".join([b"{}"] * 1_000_000) + b"]"
-    reader = ArrayReader(io.BytesIO(data).read, validate._scan, chunk=4096)
+    reader = ArrayReader(io.BytesIO(data).read, _diagnosis.scan, chunk=4096)
     longest = 0
     count = 0
     for _ in reader.elements():
@@ -380,15 +381,15 @@ def test_the_reader_refuses_what_is_not_one_clean_array() -> None:
     for data in (b"", b"{}", b"[1,]", b"[1 2]", b"[1] 2", b"[1", b"[\"a", b"[1e", b"[-Infinity]", b'[{"a":1,"a":2}]',
                  b"[\xff]", b"[1]\xc3", b"[]", b"[" * 100_000 + b"]" * 100_000):
         with pytest.raises(GiveUp):
-            list(ArrayReader(io.BytesIO(data).read, validate._scan, chunk=3).elements())
+            list(ArrayReader(io.BytesIO(data).read, _diagnosis.scan, chunk=3).elements())
     with pytest.raises(GiveUp):  # over the limit
-        list(ArrayReader(io.BytesIO(b"[1, 2, 3]").read, validate._scan, chunk=3, limit=5).elements())
+        list(ArrayReader(io.BytesIO(b"[1, 2, 3]").read, _diagnosis.scan, chunk=3, limit=5).elements())
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5])
 def test_numbers_cut_by_a_read_are_whole(chunk: int) -> None:
     data = b"[1.5e+3, -0.25, 12345678901234567890, 7E-2, 0]"
-    assert list(ArrayReader(io.BytesIO(data).read, validate._scan, chunk=chunk).elements()) == json.loads(data)
+    assert list(ArrayReader(io.BytesIO(data).read, _diagnosis.scan, chunk=chunk).elements()) == json.loads(data)
 
 
 def test_memory_stays_bounded_on_a_big_conversation(tmp_path: Path) -> None:
@@ -439,7 +440,7 @@ def test_progress_on_a_terminal_while_streamed(tmp_path: Path, monkeypatch: pyte
     err = open(slave, "w", encoding="utf-8", closefd=True)  # noqa: SIM115 - closed below
     try:
         monkeypatch.setattr(sys, "stderr", err)
-        monkeypatch.setattr(validate, "_PROGRESS_EVERY", 0.0)
+        monkeypatch.setattr(_report, "_PROGRESS_EVERY", 0.0)
         path = tmp_path / "doc.json"
         path.write_bytes(INDENTED)
         status, report, taken = run_cli([str(path)], stream_min=0, chunk=64)
@@ -469,5 +470,5 @@ def test_more_problems_than_held_go_to_the_whole_document_path(tmp_path: Path, m
     path.write_text(json.dumps([SYSTEM, USER, bad, USER, bad, USER, bad], indent=1))
     (status, report), taken = both(path)
     assert status == 1 and report.count("expected a string or a list of parts") == 3 and taken == 1
-    monkeypatch.setattr(validate, "_MAX_HELD", 2)
+    monkeypatch.setattr(_big_document, "_MAX_HELD", 2)
     assert both(path) == ((status, report), 0)

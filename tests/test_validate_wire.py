@@ -1,4 +1,4 @@
-"""Issue 16 §1: the validator's provider kinds refuse what the providers' APIs refuse.
+"""The validator's provider kinds refuse what the providers' APIs refuse.
 
 Each case is a request the API answers 400 for (the lenient codecs would read it); the
 validator reports it with the path and the provider's rule.
@@ -13,13 +13,14 @@ import pytest
 
 from agentmsg import ChatMessage, ToolCall
 from agentmsg.providers import anthropic, ollama, openai
-from agentmsg.validate._kinds import KINDS, _problems_of
+from agentmsg.validate._registry import KINDS
+from agentmsg.validate._rules import problems_of
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
 def problems(kind: str, doc: Any) -> list[tuple[str, str]]:
-    return [(getattr(e, "path", ""), e.code) for e in _problems_of(KINDS[kind].check, doc)]
+    return [(getattr(e, "path", ""), e.code) for e in problems_of(KINDS[kind].check, doc)]
 
 
 def tool_conversation() -> list[ChatMessage]:
@@ -187,7 +188,7 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from agentmsg.validate import main  # noqa: E402
-from agentmsg.validate._kinds import candidates  # noqa: E402
+from agentmsg.validate._registry import candidates  # noqa: E402
 
 MCP = Path(__file__).parent / "data" / "provider-fixtures" / "mcp"
 

@@ -140,7 +140,7 @@ def test_core_plus_providers_copy(tmp_path: Path) -> None:
     (host / "app" / "wire.py").write_text(PROVIDER_CODE)
     out = run_host(host, "from app.wire import round_trip\nroles, reply = round_trip()\nprint(roles, reply.content)")
     assert out.strip() == "['system', 'user', 'assistant', 'tool', 'assistant'] Done."
-    assert not (host / "app" / "_vendor" / "agentmsg" / "records.py").exists()
+    assert not (host / "app" / "_vendor" / "agentmsg" / "records").exists()
 
 
 @pytest.mark.parametrize(

@@ -15,16 +15,11 @@ from .._checks import expected
 from .._frozen import FrozenDict
 from .._time import check_wire_timestamp, now_wire_timestamp
 from ..errors import ValidationError
-from . import (
-    _FINAL_STATUSES,
-    ChatCancel,
-    ChatEntry,
-    ChatInit,
-    ChatInitRequest,
-    ChatRequest,
+from .history import FINAL_STATUSES, ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
+from .protocol import Event, decode
+from .requests import ChatCancel, ChatInitRequest, ChatRequest, ToolApprovalResponse
+from .stream import (
     Completion,
-    Event,
-    HistoryEntry,
     MessageChunk,
     MessageEnd,
     MessageStart,
@@ -33,15 +28,11 @@ from . import (
     ReasoningEnd,
     ReasoningStart,
     ToolApprovalRequest,
-    ToolApprovalResponse,
     ToolArtifact,
-    ToolEntry,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
     TurnStart,
-    UserEntry,
-    decode,
 )
 
 __all__ = ["SessionReducer"]
@@ -344,7 +335,7 @@ class SessionReducer:
 
     def _on_tool_update(self, event: ToolMessageUpdate) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:update")
-        if entry.status in _FINAL_STATUSES:
+        if entry.status in FINAL_STATUSES:
             raise ValidationError("tool message is already completed; updates must come before", "id", "protocol")
         patch = event.patch
         new = replace(
@@ -360,7 +351,7 @@ class SessionReducer:
 
     def _on_tool_complete(self, event: ToolMessageComplete) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:complete")
-        if entry.status in _FINAL_STATUSES:
+        if entry.status in FINAL_STATUSES:
             raise ValidationError("tool message was already completed", "id", "protocol")
         self._entries[i] = replace(entry, status=event.status, completed_at=event.timestamp, error=event.error)
         self._asked.discard(event.id)

@@ -14,7 +14,7 @@ GetWeather(city='Oslo', unit='celsius')
 ...     validate_arguments(schema_for(GetWeather), {"city": "Oslo", "unit": "kelvin"})
 ... except ValidationError as exc:
 ...     print(exc)
-unit: must be one of the allowed values
+unit: must be one of celsius, fahrenheit
 
 The generator works in two steps: type hints become an intermediate description
 (``_schema_types``), which becomes either a schema dict (here) or a builder of typed objects
@@ -84,7 +84,7 @@ def validate_arguments(schema: Any, value: Any, *, formats: bool = False) -> Non
     ...     validate_arguments(schema, {"files": [{"mode": "r"}, {"mode": "r"}, {"mode": "x"}]})
     ... except ValidationError as exc:
     ...     print(exc)
-    files[2].mode: must be one of the allowed values
+    files[2].mode: must be one of r, w
 
     >>> try:
     ...     validate_arguments({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}}, {"n": 11})
@@ -136,7 +136,7 @@ def build(tp: Any, arguments: Any, *, strict: bool = True) -> Any:
     ...     build(Open, {"path": "a.txt"})
     ... except ValidationError as exc:
     ...     print(exc)
-    mode: required property is missing
+    mode: is required
 
     Nested dataclasses, enums, tuples, sets, literals and datetimes are restored; ``null`` for a
     field with a default gives the default. It raises the same error (path and code) as

@@ -23,8 +23,10 @@ from types import MemberDescriptorType
 from typing import Any
 
 from . import _types as t
-from ._validator import TYPE_TESTS, any_of_error, check_unique, json_key, key_label, type_error, unexpected
-from .._checks import map_items
+from ._validator import (
+    TYPE_TESTS, any_of_error, at_least, check_unique, choices, json_key, key_label, kinds, many, unexpected,
+)
+from .._checks import expected, map_items, missing
 from .._frozen import FrozenDict
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
@@ -49,7 +51,7 @@ def compile_builder(tp: Any, strict: bool, lenient: bool = False, fast: bool = T
 def _str(v: object) -> str:
     if isinstance(v, str):
         return v
-    raise type_error("string", v)
+    raise expected("a string", v, "")
 
 
 def _int(v: object) -> int:
@@ -57,7 +59,7 @@ def _int(v: object) -> int:
         return int(v)
     if isinstance(v, float) and v.is_integer():
         return int(v)
-    raise type_error("integer", v)
+    raise expected("an integer", v, "")
 
 
 def _float(v: object) -> float:
@@ -68,24 +70,24 @@ def _float(v: object) -> float:
             return float(v)
         except OverflowError:  # an integer too large for a float stays an int
             return v
-    raise type_error("number", v)
+    raise expected("a number", v, "")
 
 
 def _bool(v: object) -> bool:
     if v is True or v is False:
         return v
-    raise type_error("boolean", v)
+    raise expected("a boolean", v, "")
 
 
 def _null(v: object) -> None:
     if v is not None:
-        raise type_error("null", v)
+        raise expected("null", v, "")
 
 
 def _parsed(parse: Callable[[str], Any], name: str) -> Conv:
     def conv(v: object) -> Any:
         if not isinstance(v, str):
-            raise type_error("string", v)
+            raise expected("a string", v, "")
         value = parse(v)
         if value is None:
             raise ValidationError(f"must be an RFC 3339 {name}", "", "pattern")
@@ -177,7 +179,7 @@ class _Builder:
                     kwargs[name] = x
                 elif x is _MISS:
                     if required:
-                        raise ValidationError("required property is missing", name, "missing")
+                        raise missing(name)
                 elif x is None and null_is_default:
                     pass  # strict mode: null stands for "use the default"
                 else:
@@ -185,7 +187,7 @@ class _Builder:
                         kwargs[name] = conv(x)
                     except ValidationError as e:
                         if null_is_default:  # the schema says "X or null" here, so say so too
-                            e = any_of_error([e, type_error("null", x)])
+                            e = any_of_error([e, expected("null", x, "")])
                         raise e.prefixed(name) from None
             if not known.issuperset(v):
                 raise unexpected(next(k for k in v if k not in known))
@@ -193,7 +195,7 @@ class _Builder:
 
         def conv_object(v: object) -> Any:
             if not isinstance(v, dict):
-                raise type_error("object", v)
+                raise expected("an object", v, "")
             kwargs = checked(v)
             return kwargs if make is None else make(kwargs)
 
@@ -526,17 +528,17 @@ def _choice_table(node: t.Choice) -> dict[object, Any]:
 
 def _choice(node: t.Choice) -> Conv:
     table = _choice_table(node)
-    kinds = list(dict.fromkeys(t.JSON_TYPES[type(v)] for v in node.values))
-    tests = [TYPE_TESTS[k] for k in kinds]
-    expected = " or ".join(kinds)
+    names = list(dict.fromkeys(t.JSON_TYPES[type(v)] for v in node.values))
+    tests = [TYPE_TESTS[k] for k in names]
+    what, rule = kinds(names), choices(node.values)
 
     def conv_choice(v: object) -> Any:
         member = table.get(v if type(v) is str else json_key(v), _MISS)  # json_key(str) is the str
         if member is not _MISS:
             return member
         if any(test(v) for test in tests):
-            raise ValidationError("must be one of the allowed values", "", "value")
-        raise type_error(expected, v)
+            raise ValidationError(rule, "", "value")
+        raise expected(what, v, "")
 
     return conv_choice
 
@@ -544,7 +546,7 @@ def _choice(node: t.Choice) -> Conv:
 def _array(item: Conv, exact: frozenset[type], kind: type, unique: bool) -> Conv:
     def conv_array(v: object) -> Any:
         if not isinstance(v, (list, tuple)):
-            raise type_error("array", v)
+            raise expected("an array", v, "")
         out: Any = v
         for x in v:
             if type(x) not in exact:  # some item needs converting (or is wrong)
@@ -562,11 +564,11 @@ def _fixed(items: list[Conv], same: bool) -> Conv:
 
     def conv_fixed(v: object) -> tuple[Any, ...]:
         if not isinstance(v, (list, tuple)):
-            raise type_error("array", v)
+            raise expected("an array", v, "")
         if len(v) < n:
-            raise ValidationError(f"expected at least {n} items, got {len(v)}", "", "value")
+            raise ValidationError(at_least(n, "item"), "", "value")
         if same and len(v) > n:  # strict form: minItems and maxItems, then items
-            raise ValidationError(f"expected at most {n} items, got {len(v)}", "", "size")
+            raise ValidationError(f"must hold at most {many(n, 'item')}", "", "size")
         out = []
         for i, (conv, x) in enumerate(zip(items, v)):
             try:
@@ -583,7 +585,7 @@ def _fixed(items: list[Conv], same: bool) -> Conv:
 def _map(value: Conv) -> Conv:
     def conv_map(v: object) -> dict[str, Any]:
         if not isinstance(v, dict):
-            raise type_error("object", v)
+            raise expected("an object", v, "")
         out = {}
         for key, x in v.items():
             try:

@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from .._checks import type_name
+from .._checks import expected, missing, type_name
 from ..errors import ValidationError
 from ._formats import FORMATS
 from ._regex import PatternError, compile_pattern
@@ -43,13 +43,16 @@ __all__ = [
     "TYPE_TESTS",
     "UNSUPPORTED",
     "any_of_error",
+    "at_least",
     "check_additional",
     "check_unique",
+    "choices",
     "compile_schema",
     "json_key",
     "key_label",
+    "kinds",
+    "many",
     "schema_error",
-    "type_error",
     "unexpected",
 ]
 
@@ -76,8 +79,6 @@ _REASONS = {
     "additionalItems": " (Draft 7; Draft 2020-12 uses prefixItems and items)",
 }
 
-_JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
-
 
 def schema_error(message: str, keyword: str | int = "") -> ValidationError:
     """Return the ``schema`` error for a keyword the validator cannot read (its path grows outward)."""
@@ -102,13 +103,62 @@ TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def type_error(expected: str, value: object) -> ValidationError:
-    """Return the ``type`` error for ``value``, naming JSON Schema's types (``integer or null``).
+_ARTICLES = {
+    "null": "null", "boolean": "a boolean", "integer": "an integer", "number": "a number",
+    "string": "a string", "array": "an array", "object": "an object",
+}
 
-    >>> str(type_error("integer or null", "7"))
-    'expected integer or null, got string'
+
+def kinds(names: Sequence[str]) -> str:
+    """Name JSON types as the core's type errors do ("expected an integer or null, got string").
+
+    >>> kinds(["integer", "null"])
+    'an integer or null'
     """
-    return ValidationError(f"expected {expected}, got {type_name(value)}", "", "type")
+    return " or ".join(_ARTICLES[name] for name in names)
+
+
+_CHOICES = 10  # at most this many of an enum's values are listed
+
+
+def choices(values: Sequence[object]) -> str:
+    """Return the rule an ``enum`` or a ``const`` states, in the core's words.
+
+    >>> choices(["r", "w"]), choices([1, None, ""]), choices(["only"])
+    ('must be one of r, w', 'must be one of 1, null, ""', 'must be only')
+
+    The values come from the schema, never from the data; long ones are cut short.
+    """
+    if not values:
+        return "must be one of the enum's values, and it has none"
+    shown = [_shown(v) for v in values[:_CHOICES]]
+    if len(values) > _CHOICES:
+        shown.append(f"... ({len(values)} values)")
+    return f"must be {shown[0]}" if len(values) == 1 else "must be one of " + ", ".join(shown)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str) and value and value.isprintable():
+        text = value
+    else:
+        from json import dumps
+
+        text = dumps(value, ensure_ascii=False, default=lambda _: "?")
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def many(n: int, unit: str) -> str:
+    """Count ``n`` of ``unit`` in words: ``1 item``, ``2 items``."""
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+
+
+def at_least(n: int, unit: str, verb: str = "hold") -> str:
+    """Return the rule of a minimum size, in the core's words.
+
+    >>> at_least(1, "item"), at_least(2, "item"), at_least(3, "character", "be")
+    ('must not be empty', 'must hold at least 2 items', 'must be at least 3 characters')
+    """
+    return "must not be empty" if n == 1 else f"must {verb} at least {many(n, unit)}"
 
 
 def any_of_error(errors: Sequence[ValidationError]) -> ValidationError:
@@ -116,17 +166,20 @@ def any_of_error(errors: Sequence[ValidationError]) -> ValidationError:
 
     When every branch failed on the value's type, say which types were expected; when exactly
     one branch got further (a wrong field inside the one object branch), report that branch.
+
+    >>> str(any_of_error([expected("an integer", "7", ""), expected("null", "7", "")]))
+    'expected an integer or null, got string'
     """
     deeper = [e for e in errors if e.path or e.code != "type"]
     if len(deeper) == 1:
         return deeper[0]
     if not deeper and errors:
-        # type errors read "expected X, got Y" (see type_error): join the X parts
+        # type errors read "expected X or Y, got Z" (see kinds): join the X and Y parts
         parts = [e.message.partition("expected ")[2].rpartition(", got ") for e in errors]
         if all(sep for _, sep, _ in parts):
-            expected = " or ".join(dict.fromkeys(x for x, _, _ in parts))
-            return ValidationError(f"expected {expected}, got {parts[0][2]}", "", "type")
-    return ValidationError("does not match any of the allowed schemas", "", "value")
+            names = dict.fromkeys(name for x, _, _ in parts for name in x.split(" or "))
+            return ValidationError(f"expected {' or '.join(names)}, got {parts[0][2]}", "", "type")
+    return ValidationError("must match one of the allowed schemas", "", "value")
 
 
 def json_key(value: object) -> object:
@@ -192,7 +245,7 @@ class _Compiler:
         if schema is False:
             return _refuse
         if not isinstance(schema, Mapping):
-            raise schema_error(f"a schema must be an object or a boolean, got {type_name(schema)}")
+            raise schema_error(f"expected a schema (an object or a boolean), got {type_name(schema)}")
         for keyword in schema:
             if keyword in UNSUPPORTED:
                 raise schema_error(f"keyword {keyword} is not supported{_REASONS.get(keyword, '')}", keyword)
@@ -311,13 +364,13 @@ class _Compiler:
             def check_object_patterns(v: object) -> None:
                 if not isinstance(v, dict):
                     if typed:
-                        raise type_error("object", v)
+                        raise expected("an object", v, "")
                     return
                 for name, exact, check in props:
                     x = v.get(name, _MISSING)
                     if x is _MISSING:
                         if name in required:
-                            raise ValidationError("required property is missing", name, "missing")
+                            raise missing(name)
                         continue
                     try:
                         check(x)
@@ -325,7 +378,7 @@ class _Compiler:
                         raise e.prefixed(name) from None
                 for name in extra_required:
                     if name not in v:
-                        raise ValidationError("required property is missing", name, "missing")
+                        raise missing(name)
                 for key, value in v.items():
                     matched = False
                     if isinstance(key, str):
@@ -344,7 +397,7 @@ class _Compiler:
         def check_object(v: object) -> None:
             if not isinstance(v, dict):
                 if typed:
-                    raise type_error("object", v)
+                    raise expected("an object", v, "")
                 return
             for name, exact, check in props:
                 x = v.get(name, _MISSING)
@@ -352,7 +405,7 @@ class _Compiler:
                     continue
                 if x is _MISSING:
                     if name in required:
-                        raise ValidationError("required property is missing", name, "missing")
+                        raise missing(name)
                     continue
                 try:
                     check(x)
@@ -360,7 +413,7 @@ class _Compiler:
                     raise e.prefixed(name) from None
             for name in extra_required:
                 if name not in v:
-                    raise ValidationError("required property is missing", name, "missing")
+                    raise missing(name)
             if extra is not None and not known.issuperset(v):
                 for key in v:
                     if key not in known:
@@ -401,19 +454,17 @@ class _Compiler:
                         names(key)
                     except ValidationError:
                         raise ValidationError(
-                            "property name does not match the schema in propertyNames", key_label(key), "unexpected"
+                            "the field's name does not match the schema in propertyNames", key_label(key), "unexpected"
                         ) from None
             if len(v) < low:
-                raise ValidationError(f"expected at least {low} properties, got {len(v)}", "", "value")
+                raise ValidationError(at_least(low, "field"), "", "value")
             if 0 <= high < len(v):
-                raise ValidationError(f"expected at most {high} properties, got {len(v)}", "", "size")
+                raise ValidationError(f"must hold at most {many(high, 'field')}", "", "size")
             for name, needs in dependent_required:
                 if name in v:
                     for need in needs:
                         if need not in v:
-                            raise ValidationError(
-                                "required property is missing (dependentRequired)", need, "missing"
-                            )
+                            raise ValidationError(f"is required when {key_label(name)} is present", need, "missing")
             for name, check in dependent_schemas:
                 if name in v:
                     check(v)
@@ -437,12 +488,12 @@ class _Compiler:
         def check_array(v: object) -> None:
             if not isinstance(v, (list, tuple)):
                 if typed:
-                    raise type_error("array", v)
+                    raise expected("an array", v, "")
                 return
             if len(v) < low:
-                raise ValidationError(f"expected at least {low} items, got {len(v)}", "", "value")
+                raise ValidationError(at_least(low, "item"), "", "value")
             if 0 <= high < len(v):
-                raise ValidationError(f"expected at most {high} items, got {len(v)}", "", "size")
+                raise ValidationError(f"must hold at most {many(high, 'item')}", "", "size")
             for i, (check, item) in enumerate(zip(prefix, v)):
                 try:
                     check(item)
@@ -476,11 +527,9 @@ class _Compiler:
                     continue
                 found += 1
             if found < low:
-                if low == 1:
-                    raise ValidationError("no item matches the schema in contains", "", "value")
-                raise ValidationError(f"expected at least {low} items that match contains, got {found}", "", "value")
+                raise ValidationError(f"must hold at least {_matching(low)}", "", "value")
             if 0 <= high < found:
-                raise ValidationError(f"expected at most {high} items that match contains, got {found}", "", "size")
+                raise ValidationError(f"must hold at most {_matching(high)}", "", "size")
 
         return check_contains
 
@@ -525,6 +574,10 @@ def _exact(schema: object) -> frozenset[type]:
     return frozenset(t for n in names for t in _EXACT[n])
 
 
+def _matching(n: int) -> str:
+    return f"{many(n, 'item')} that {'matches' if n == 1 else 'match'} the schema in contains"
+
+
 def key_label(key: object) -> str:
     """Return ``key`` as it appears in an error path (long unknown keys are cut short)."""
     text = key if isinstance(key, str) else repr(key)  # a non-JSON dict may have other keys
@@ -532,8 +585,8 @@ def key_label(key: object) -> str:
 
 
 def unexpected(key: object) -> ValidationError:
-    """Return the ``additional`` error for an object key no schema allows."""
-    return ValidationError("unexpected property", key_label(key), "unexpected")
+    """Return the ``unexpected`` error for an object key no schema allows."""
+    return ValidationError("unexpected field", key_label(key), "unexpected")
 
 
 def check_additional(check: Check, key: object, value: object) -> None:
@@ -549,7 +602,7 @@ def check_additional(check: Check, key: object, value: object) -> None:
 def check_unique(items: Sequence[object]) -> None:
     """Raise ``unique`` if two items of the array are JSON-equal."""
     if len(set(map(json_key, items))) != len(items):
-        raise ValidationError("items must be unique", "", "unique")
+        raise ValidationError("must hold unique items", "", "unique")
 
 
 def _accept(v: object) -> None:
@@ -557,7 +610,7 @@ def _accept(v: object) -> None:
 
 
 def _refuse(v: object) -> None:
-    raise ValidationError("no value is allowed here", "", "unexpected")
+    raise ValidationError("is not allowed here", "", "unexpected")
 
 
 def _array(value: object, keyword: str) -> Sequence[Any]:
@@ -603,11 +656,11 @@ def _string_check(schema: Mapping[str, Any]) -> Check:
         if not isinstance(v, str):
             return
         if len(v) < low:
-            raise ValidationError(f"expected at least {low} characters, got {len(v)}", "", "value")
+            raise ValidationError(at_least(low, "character", "be"), "", "value")
         if 0 <= high < len(v):
-            raise ValidationError(f"expected at most {high} characters, got {len(v)}", "", "size")
+            raise ValidationError(f"must be at most {many(high, 'character')}", "", "size")
         if search is not None and search(v) is None:
-            raise ValidationError("does not match the schema's pattern", "", "pattern")
+            raise ValidationError("must match the schema's pattern", "", "pattern")
 
     return check_string
 
@@ -688,14 +741,14 @@ def _type_check(kind: object) -> Check:
     for name in names:
         if name not in TYPE_TESTS:
             label = name if isinstance(name, str) and len(name) <= 20 else "?"
-            raise schema_error(f"unknown JSON type {label!r} (expected one of {', '.join(_JSON_TYPES)})", "type")
-    expected = " or ".join(names)
+            raise schema_error(f"unknown JSON type {label!r} (expected one of {', '.join(_ARTICLES)})", "type")
+    what = kinds(names)
     if len(names) == 1:
         test = TYPE_TESTS[names[0]]
 
         def check_type(v: object) -> None:
             if not test(v):
-                raise type_error(expected, v)
+                raise expected(what, v, "")
 
         return check_type
     tests = [TYPE_TESTS[name] for name in names]
@@ -704,27 +757,29 @@ def _type_check(kind: object) -> Check:
         for test in tests:
             if test(v):
                 return
-        raise type_error(expected, v)
+        raise expected(what, v, "")
 
     return check_types
 
 
 def _enum_check(values: Sequence[object]) -> Check:
     keys = frozenset(map(json_key, values))
+    text = choices(values)
 
     def check_enum(v: object) -> None:
         if json_key(v) not in keys:
-            raise ValidationError("must be one of the allowed values", "", "value")
+            raise ValidationError(text, "", "value")
 
     return check_enum
 
 
 def _const_check(value: object) -> Check:
     key = json_key(value)
+    text = choices([value])
 
     def check_const(v: object) -> None:
         if json_key(v) != key:
-            raise ValidationError("must equal the schema's constant", "", "value")
+            raise ValidationError(text, "", "value")
 
     return check_const
 
@@ -765,6 +820,6 @@ def _one_of(checks: list[Check]) -> Check:
         if matched == 0:
             raise any_of_error(errors)
         if matched > 1:
-            raise ValidationError("matches more than one of the schemas in oneOf", "", "value")
+            raise ValidationError("must match only one of the schemas in oneOf", "", "value")
 
     return check_one_of

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import main
+from ._cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

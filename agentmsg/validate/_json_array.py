@@ -23,7 +23,7 @@ from its start: the buffer doubles, so a 50 MB element is parsed a logarithmic n
 over a geometric series of sizes, linear in all, never once per small read.
 
 ``where(segments)`` gives the line and column, in the whole input, of a value inside the
-element just yielded (as ``_jsonpos.locate`` and ``line_column`` give them on the whole text), so
+element just yielded (as ``_json_position.locate`` and ``line_column`` give them on the whole text), so
 a caller can report a problem in an element as the whole-document path would. Lines are counted
 as the text goes by.
 
@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._jsonpos import Path, locate
+from ._json_position import Path, locate
 
 __all__ = ["ArrayReader", "GiveUp"]
 
@@ -150,7 +150,7 @@ class ArrayReader:
     def where(self, segments: Path) -> tuple[int, int]:
         """Return the line and column of the value at ``segments`` in the element just yielded.
 
-        The value's deepest ancestor that exists when it does not (``_jsonpos.locate``).
+        The value's deepest ancestor that exists when it does not (``_json_position.locate``).
         """
         start = self._start
         self._count(start)  # counted up to the element's start, never past it

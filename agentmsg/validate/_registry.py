@@ -17,7 +17,9 @@ the name of its shipped JSON Schema. A detector looks only at the document's sha
 an object, or of an array's first item), so the validator caches detection by shape; it answers
 with a specificity (0: not this kind; more keys matched: more specific), and candidates are tried
 most specific first. A checker takes the parsed document and raises ``ValidationError`` or
-``ConversationOrderError`` for a problem, or ``Problems`` for several independent ones.
+``ConversationOrderError`` for a problem, or ``Problems`` for several independent ones. The
+checkers of agentmsg's own documents are here; those of providers' (``_provider_kinds``) and
+MCP's (``_mcp_rules``) documents load with their modules when a document of theirs is checked.
 """
 
 from __future__ import annotations
@@ -25,23 +27,21 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
-from importlib import import_module
-
 from .._checks import expect_object, expected, map_items, missing
-from ..errors import ConversationOrderError, ValidationError
-from ..history import ConversationHistory, OrderCheck
-from ..messages import ChatMessage
 from ..content import ReasoningPart
+from ..errors import ConversationOrderError, ValidationError
+from ..history import OrderCheck
+from ..messages import ChatMessage, ToolResult
 from ..streaming import ToolCallDelta
-from ..messages import ToolResult
 from ..tools import ToolCall, ToolDefinition
-from . import _mcp, _wire
+from ._rules import Problems
 
 __all__ = [
     "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
-    "resemblance",
+    "resemblance", "openai_only",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
@@ -50,19 +50,11 @@ Shape = tuple[bool, "frozenset[str] | None"]
 Detector = Callable[[Shape], int]
 
 
-class Problems(Exception):
-    """Several independent problems in one document (each a ValidationError or order error)."""
-
-    def __init__(self, errors: list[ValidationError | ConversationOrderError]) -> None:
-        super().__init__(f"{len(errors)} problems")
-        self.errors = errors
-
-
 def _later(module: str, name: str) -> Callable[..., Any]:
     """Return a stand-in for ``module.name`` that imports ``module`` on its first call.
 
-    The records, the events and the provider codecs cost the CLI more to import than the core
-    types do (start-up, felt on every small file): a log of chat messages never loads them.
+    The records, the events, the provider codecs and rules cost the CLI more to import than the
+    core types do (start-up, felt on every small file): a log of chat messages never loads them.
     ``import_module`` holds the module's import lock, so two threads get the same module.
 
     >>> parse = _later("..providers.openai", "parse_response")
@@ -154,29 +146,6 @@ def resemblance(kind: Kind, doc: Any) -> int:
 # -- checkers ---------------------------------------------------------------------------------
 
 
-def _each(check: Callable[[Any], Any], what: str) -> Callable[[Any], list[Any]]:
-    """Return a checker for an array of documents: every item is checked, every problem kept."""
-
-    def check_all(doc: Any) -> list[Any]:
-        if type(doc) is not list:
-            raise expected(f"an array of {what}", doc, "")
-        values: list[Any] = []
-        errors: list[ValidationError | ConversationOrderError] = []
-        for i, item in enumerate(doc):
-            try:
-                values.append(check(item))
-            except ValidationError as exc:
-                errors.append(exc.prefixed(i))
-        if errors:
-            raise Problems(errors)
-        return values
-
-    return check_all
-
-
-_definitions = _each(ToolDefinition.from_dict, "tool definitions")
-
-
 def check_conversation(doc: Any) -> None:
     """Check every message, then their order, and that no tool call is left unanswered.
 
@@ -219,12 +188,24 @@ def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
     """Check every tool definition, and that no two share a name.
 
     >>> tool = {"name": "now", "description": "The time.", "parameters": {"type": "object"}, "strict": False}
-    >>> [problem.path for problem in _problems_of(check_tool_definitions, [tool, tool])]
+    >>> try:
+    ...     check_tool_definitions([tool, tool])
+    ... except Problems as many:
+    ...     print([problem.path for problem in many.errors])
     ['[1].name']
     """
-    definitions = _definitions(doc)
-    seen: set[str] = set()
+    if type(doc) is not list:
+        raise expected("an array of tool definitions", doc, "")
+    definitions: list[ToolDefinition] = []
     errors: list[ValidationError | ConversationOrderError] = []
+    for i, item in enumerate(doc):
+        try:
+            definitions.append(ToolDefinition.from_dict(item))
+        except ValidationError as exc:
+            errors.append(exc.prefixed(i))
+    if errors:
+        raise Problems(errors)
+    seen: set[str] = set()
     for i, definition in enumerate(definitions):
         if definition.name in seen:
             errors.append(ValidationError("tool names must be unique in a list of tools", f"[{i}].name", "unique"))
@@ -283,218 +264,24 @@ def check_record(doc: Any) -> object:
     return record
 
 
-def _reindexed(exc: ValidationError, index: int) -> ValidationError:
-    """Return ``exc`` (raised for a one-item list, path ``[0]...``) as raised for item ``index``."""
-    path = exc.path.removeprefix("[0]").removeprefix(".")
-    return ValidationError(exc.message, path, exc.code).prefixed(index)
+def _provider(kind: str) -> Callable[[Any], object]:
+    """Return the checker of a provider's ``kind``, in ``_provider_kinds`` (loaded on first use)."""
+    return _later("._provider_kinds", f"check_{kind}")
 
 
-def _one_by_one(parse: Callable[[list[Any]], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
-    """Parse a provider's messages one item at a time, keeping every problem.
-
-    Return the messages and, for each, the index of the item it came from (an Anthropic user turn
-    gives several). Only for providers whose items do not depend on each other.
-    """
-    if type(items) is not list:
-        raise expected("an array of messages", items, "")
-    messages: list[ChatMessage] = []
-    owners: list[int] = []
-    errors: list[ValidationError | ConversationOrderError] = []
-    for i, item in enumerate(items):
-        try:
-            parsed = parse([item])
-        except ValidationError as exc:
-            errors.append(_reindexed(exc, i))
-            continue
-        messages.extend(parsed)
-        owners.extend([i] * len(parsed))
-    if errors:
-        raise Problems(errors)
-    return messages, owners
-
-
-def _all_at_once(parse: Callable[[Any], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
-    messages = list(parse(items))
-    return messages, list(range(len(messages)))
-
-
-def _in_order(messages: list[ChatMessage], owners: list[int | None]) -> None:
-    """Check the order as a ConversationHistory; the error names the provider's item.
-
-    A provider's request may have no system prompt (Anthropic and Ollama carry it apart, OpenAI
-    makes it optional), so the system message is not required here.
-    """
-    history = ConversationHistory(require_system=False)
-    try:
-        for message in messages:
-            history.add(message)
-        history.validate()
-    except ConversationOrderError as exc:
-        index = exc.index if exc.index is not None and exc.index < len(owners) else None
-        owner = owners[index] if index is not None else None
-        path = "messages" if index is None else "system" if owner is None else f"messages[{owner}]"
-        raise ValidationError(exc.message, path, exc.code) from None
-
-
-def _request(provider: str) -> Callable[[Any], None]:
-    """Return the checker of a provider's chat request body: model, system, messages, tools, order."""
-
-    strict = {"openai": _wire.openai_request, "anthropic": _wire.anthropic_request, "ollama": _wire.ollama_request}[provider]
+def _mcp(message: str) -> Callable[[Any], None]:
+    """Return the checker of an MCP ``message`` (request, notification, result, error) by the spec's rules."""
+    rules = _later("._mcp_rules", f"check_{message}")
 
     def check(doc: Any) -> None:
-        body = expect_object(doc)
-        refused = strict(body)  # what the API itself answers 400 for, in its terms
-        try:
-            lenient(body)
-        except Problems as many:
-            found = many.errors
-        except ValidationError as exc:
-            found = [exc]
-        else:
-            found = []
-        if refused:  # the API's words first; the codec's findings elsewhere in the document too
-            raise Problems(_merged(refused, found))
+        found = rules(expect_object(doc))
         if found:
             raise Problems(found)
 
-    def lenient(body: dict[str, Any]) -> None:
-        from ..providers import anthropic, ollama, openai
-
-        errors: list[ValidationError | ConversationOrderError] = []
-        model = body.get("model")
-        if type(model) is not str:  # vLLM takes "" for its one served model
-            errors.append(missing("model") if model is None else expected("a string", model, "model"))
-        messages: list[ChatMessage] = []
-        owners: list[int | None] = []
-        if provider == "anthropic" and body.get("system") is not None:
-            try:
-                messages.extend(anthropic.from_messages([], body["system"]))
-                owners.append(None)
-            except ValidationError as exc:
-                errors.append(exc)
-        try:
-            if "messages" not in body:
-                raise missing("")
-            if provider == "openai":
-                parsed, found = _one_by_one(openai.from_messages, body["messages"])
-            elif provider == "anthropic":
-                parsed, found = _one_by_one(anthropic.from_messages, body["messages"])
-            else:
-                parsed, found = _all_at_once(ollama.from_messages, body["messages"])
-            messages.extend(parsed)
-            owners.extend(found)
-        except ValidationError as exc:
-            errors.append(exc.prefixed("messages"))
-        except Problems as many:
-            errors.extend(error.prefixed("messages") for error in many.errors if isinstance(error, ValidationError))
-        if body.get("tools") is not None:
-            module = anthropic if provider == "anthropic" else ollama if provider == "ollama" else openai
-            try:
-                module.from_tools(body["tools"])
-            except ValidationError as exc:
-                errors.append(exc.prefixed("tools"))
-        if errors:
-            raise Problems(errors)
-        _in_order(messages, owners)
-
     return check
 
 
-def _related(a: str, b: str) -> bool:
-    """Tell whether one path is the other or inside it."""
-    if len(a) > len(b):
-        a, b = b, a
-    return b == a or (b.startswith(a) and b[len(a)] in ".[") or not a
-
-
-def _merged(
-    refused: list[ValidationError], found: list[ValidationError | ConversationOrderError]
-) -> list[ValidationError | ConversationOrderError]:
-    """Return the strict problems and the lenient ones at other paths, in document order."""
-    extra = [e for e in found if isinstance(e, ValidationError) and not any(_related(e.path, r.path) for r in refused)]
-    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))  # type: ignore[union-attr]  # every item is a ValidationError: extra keeps only those
-
-
-def _path_key(path: str) -> list[tuple[int, int, str]]:
-    key: list[tuple[int, int, str]] = []
-    for part in path.replace("[", ".[").split("."):
-        if part.startswith("[") and part[1:-1].isdigit():
-            key.append((0, int(part[1:-1]), ""))
-        elif part:
-            key.append((1, 0, part))
-    return key
-
-
-def check_openai_messages(doc: Any) -> None:
-    """Check a bare OpenAI (or vLLM) ``messages`` array: the API's rules, each message, the order.
-
-    >>> try:
-    ...     check_openai_messages([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}])
-    ... except ValidationError as exc:
-    ...     print(exc)
-    [1]: user and assistant messages must alternate: expected an assistant message
-    """
-    from ..providers import openai
-
-    if type(doc) is not list:
-        raise expected("an array of messages", doc, "")
-    refused = _wire.openai_messages(doc)
-    try:
-        messages, owners = _one_by_one(openai.from_messages, doc)
-    except Problems as many:
-        found: list[ValidationError | ConversationOrderError] = many.errors
-    else:
-        found = []
-    if refused or found:
-        raise Problems(_merged(refused, found))
-    history = ConversationHistory(require_system=False)  # a provider request may have no system prompt
-    try:
-        for message in messages:
-            history.add(message)
-        history.validate()
-    except ConversationOrderError as exc:
-        index = exc.index if exc.index is not None and exc.index < len(owners) else None
-        raise ValidationError(exc.message, "" if index is None else f"[{owners[index]}]", exc.code) from None
-
-
-def _tools_kind(strict: Callable[[Any], list[ValidationError]], lenient: Callable[[Any], object], one: bool) -> Callable[[Any], None]:
-    """Return the checker of a provider's tool definition (``one``) or array of them."""
-
-    def check(doc: Any) -> None:
-        if one:
-            expect_object(doc)
-        elif type(doc) is not list:
-            raise expected("an array of tools", doc, "")
-        refused = strict(doc)
-        try:
-            if one:
-                try:
-                    lenient([doc])
-                except ValidationError as exc:  # the path of the one-item list's item, without [0]
-                    path = exc.path.removeprefix("[0]").removeprefix(".")
-                    raise ValidationError(exc.message, path, exc.code) from None
-            else:
-                lenient(doc)
-        except ValidationError as exc:
-            found: list[ValidationError | ConversationOrderError] = [exc]
-        else:
-            found = []
-        if refused or found:
-            raise Problems(_merged(refused, found))
-
-    return check
-
-
-def _mcp_kind(check: Callable[[dict[str, Any]], list[ValidationError]]) -> Callable[[Any], None]:
-    def run(doc: Any) -> None:
-        found = check(expect_object(doc))
-        if found:
-            raise Problems(list(found))
-
-    return run
-
-
-def _openai_only(doc: Any) -> bool:
+def openai_only(doc: Any) -> bool:
     """Tell whether a messages array uses something only the OpenAI shape has.
 
     A ``developer`` role, a tool call with a ``function`` object, an ``image_url`` part: an
@@ -512,84 +299,6 @@ def _openai_only(doc: Any) -> bool:
         if type(content) is list and any(type(part) is dict and part.get("type") == "image_url" for part in content):
             return True
     return False
-
-
-def _in_order_at(messages: tuple[ChatMessage, ...], path: str) -> None:
-    """Check the order as a ConversationHistory; the error names the provider's list.
-
-    The system prompt travels outside the list (``instructions``, ``systemInstruction``), so
-    a provider conversation may have none.
-    """
-    history = ConversationHistory(require_system=False)
-    try:
-        for message in messages:
-            history.add(message)
-        history.validate()
-    except ConversationOrderError as exc:
-        raise ValidationError(exc.message, path, exc.code) from None
-
-
-def check_responses_request(doc: Any) -> None:
-    """Check an OpenAI Responses request body: model, instructions and input, tools, order.
-
-    >>> try:
-    ...     check_responses_request({"model": "gpt-5", "input": [{"type": "function_call_output", "call_id": "c", "output": "x"}]})
-    ... except ValidationError as exc:
-    ...     print(exc)
-    input: tool message must answer a pending tool call: unknown tool_call_id
-    """
-    from ..providers import openai_responses
-
-    body = expect_object(doc)
-    errors: list[ValidationError | ConversationOrderError] = []
-    if type(body.get("model")) is not str:
-        errors.append(missing("model") if body.get("model") is None else expected("a string", body["model"], "model"))
-    messages: tuple[ChatMessage, ...] = ()
-    try:
-        if "input" not in body:
-            raise missing("")
-        messages = openai_responses.from_messages(body["input"], body.get("instructions"))
-    except ValidationError as exc:
-        errors.append(exc if exc.path.startswith("instructions") else exc.prefixed("input"))
-    if body.get("tools") is not None:
-        try:
-            openai_responses.from_tools(body["tools"])
-        except ValidationError as exc:
-            errors.append(exc.prefixed("tools"))
-    if errors:
-        raise Problems(errors)
-    _in_order_at(messages, "input")
-
-
-def check_gemini_request(doc: Any) -> None:
-    """Check a Gemini generateContent request body: systemInstruction, contents, tools, order.
-
-    >>> try:
-    ...     check_gemini_request({"contents": [{"role": "model", "parts": [{"text": "Hi"}]}]})
-    ... except ValidationError as exc:
-    ...     print(exc)
-    contents: the user must speak first
-    """
-    from ..providers import gemini
-
-    body = expect_object(doc)
-    errors: list[ValidationError | ConversationOrderError] = []
-    messages: tuple[ChatMessage, ...] = ()
-    system = body.get("systemInstruction", body.get("system_instruction"))
-    try:
-        if "contents" not in body:
-            raise missing("")
-        messages = gemini.from_messages(body["contents"], system)
-    except ValidationError as exc:
-        errors.append(exc if exc.path.startswith("systemInstruction") else exc.prefixed("contents"))
-    if body.get("tools") is not None:
-        try:
-            gemini.from_tools(body["tools"])
-        except ValidationError as exc:
-            errors.append(exc.prefixed("tools"))
-    if errors:
-        raise Problems(errors)
-    _in_order_at(messages, "contents")
 
 
 def _reasoning_keys(shape: Shape) -> int:
@@ -616,17 +325,6 @@ def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
     return check
 
 
-def _problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationError | ConversationOrderError]:
-    """Return the problems ``check`` finds in ``doc`` (for doctests)."""
-    try:
-        check(doc)
-    except Problems as many:
-        return many.errors
-    except (ValidationError, ConversationOrderError) as exc:
-        return [exc]
-    return []
-
-
 # -- the registry -----------------------------------------------------------------------------
 
 _REGISTRY = (
@@ -649,33 +347,33 @@ _REGISTRY = (
     Kind("record", "a message record {type, version, id, data} (agentmsg.records)",
          fields("type", "version"), check_record, "record"),
     Kind("openai_request", "an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}",
-         fields("model", "messages"), _request("openai")),
+         fields("model", "messages"), _provider("openai_request")),
     Kind("anthropic_request", "an Anthropic Messages request body {model, max_tokens, system, messages, tools}",
-         fields("model", "messages", "max_tokens"), _request("anthropic")),
+         fields("model", "messages", "max_tokens"), _provider("anthropic_request")),
     Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
-         fields("model", "messages"), _request("ollama")),
+         fields("model", "messages"), _provider("ollama_request")),
     Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
-         items("role"), check_openai_messages, confirm=_openai_only),
+         items("role"), _provider("openai_messages"), confirm=openai_only),
     Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
-         fields("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), True)),
+         fields("type", "function"), _provider("openai_tool")),
     Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
-         items("type", "function"), _tools_kind(_wire.openai_tools, _later("..providers.openai", "from_tools"), False)),
+         items("type", "function"), _provider("openai_tools")),
     Kind("anthropic_tool", "one Anthropic tool definition {name, description, input_schema}",
-         fields("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), True)),
+         fields("name", "input_schema"), _provider("anthropic_tool")),
     Kind("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
-         items("name", "input_schema"), _tools_kind(_wire.anthropic_tools, _later("..providers.anthropic", "from_tools"), False)),
+         items("name", "input_schema"), _provider("anthropic_tools")),
     Kind("ollama_tool", "one Ollama tool definition (the OpenAI shape; --kind ollama_tool to force it)",
-         fields("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), True)),
+         fields("type", "function"), _provider("ollama_tool")),
     Kind("ollama_tools", "an Ollama tools array (the OpenAI shape; --kind ollama_tools to force it)",
-         items("type", "function"), _tools_kind(_wire.ollama_tools, _later("..providers.ollama", "from_tools"), False)),
+         items("type", "function"), _provider("ollama_tools")),
     Kind("mcp_request", "an MCP JSON-RPC request {jsonrpc, id, method, params} (initialize, resources/*, tools/*...)",
-         fields("jsonrpc", "id", "method"), _mcp_kind(_mcp.check_request)),
+         fields("jsonrpc", "id", "method"), _mcp("request")),
     Kind("mcp_notification", "an MCP JSON-RPC notification {jsonrpc, method, params} (no id)",
-         fields("jsonrpc", "method", absent=("id",)), _mcp_kind(_mcp.check_notification)),
+         fields("jsonrpc", "method", absent=("id",)), _mcp("notification")),
     Kind("mcp_result", "an MCP JSON-RPC result {jsonrpc, id, result} (resources, contents, tools, content...)",
-         fields("jsonrpc", "id", "result"), _mcp_kind(_mcp.check_result)),
+         fields("jsonrpc", "id", "result"), _mcp("result")),
     Kind("mcp_error", "an MCP JSON-RPC error response {jsonrpc, id, error: {code, message}}",
-         fields("jsonrpc", "id", "error"), _mcp_kind(_mcp.check_error)),
+         fields("jsonrpc", "id", "error"), _mcp("error")),
     Kind("openai_response", "an OpenAI Chat Completions response body {choices, usage}",
          fields("choices"), _later("..providers.openai", "parse_response")),
     Kind("anthropic_response", "an Anthropic Messages response body {type, role, content, stop_reason}",
@@ -691,13 +389,13 @@ _REGISTRY = (
     Kind("reasoning_part", "a reasoning part {type: reasoning, text, signature, provider, ...}",
          _reasoning_keys, ReasoningPart.from_dict, "reasoning_part"),
     Kind("responses_request", "an OpenAI Responses request body {model, instructions, input, tools}",
-         fields("model", "input"), check_responses_request),
+         fields("model", "input"), _provider("responses_request")),
     Kind("responses_response", "an OpenAI Responses response object {object, status, output, usage}",
          fields("object", "output"), _later("..providers.openai_responses", "parse_response")),
     Kind("responses_stream", "a recorded OpenAI Responses stream: an array of events {type, ...}",
          items("type", "response"), _stream(_later("..providers.openai_responses", "StreamParser"))),
     Kind("gemini_request", "a Gemini generateContent request body {contents, systemInstruction, tools}",
-         fields("contents"), check_gemini_request),
+         fields("contents"), _provider("gemini_request")),
     Kind("gemini_response", "a Gemini GenerateContentResponse {candidates, usageMetadata}",
          fields("candidates"), _later("..providers.gemini", "parse_response")),
     Kind("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",

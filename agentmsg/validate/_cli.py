@@ -1,0 +1,155 @@
+"""The command line: its options, ``--list-kinds``, ``--schema``, and ``main``.
+
+>>> main(["--list-kinds"])  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+chat_message        one chat message {role, content, ...}
+conversation        an array of chat messages, checked in order as a ConversationHistory
+...
+openai_request      an OpenAI (or vLLM) Chat Completions request body {model, messages, tools}
+...
+0
+
+Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with
+``--jsonl``); ``-`` reads standard input. Every problem prints as ``FILE:LINE: PATH: message``,
+then a summary line. Exit status: 0 all valid, 1 something invalid, 2 usage error, unreadable
+file, or an interrupted run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import IO, NoReturn
+
+from .. import __version__
+from ._reader import check_file
+from ._registry import KINDS, all_kinds
+from ._report import Progress, Run, is_terminal, prog
+
+__all__ = ["main"]
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+_NO_LIMIT = 1 << 62  # the largest --max-bytes kept as given
+_UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
+
+
+def _max_bytes(text: str) -> int:
+    number = text.strip().lower().rstrip("b")
+    digits = number.rstrip("kmgi")
+    try:
+        value = int(digits) * _UNITS[number[len(digits):]]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"expected a size like 1048576, 512K or 64M, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 byte")
+    return min(value, _NO_LIMIT)  # more than memory can hold is no limit (and fits a C size)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes like 2, got {text[:20]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog(),
+        description="Check agentmsg and LLM provider documents (JSON or JSON Lines).",
+        epilog="Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable file.",
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="a JSON or JSON Lines file; - for standard input")
+    parser.add_argument("--kind", choices=sorted(KINDS), metavar="KIND",
+                        help="check every document as KIND instead of detecting it (see --list-kinds)")
+    parser.add_argument("--jsonl", action="store_true", help="read every FILE as JSON Lines")
+    parser.add_argument("--conversation", action="store_true",
+                        help="each FILE is one conversation: one chat message per line, checked in order")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
+    parser.add_argument("--max-bytes", type=_max_bytes, default=DEFAULT_MAX_BYTES, metavar="SIZE",
+                        help="refuse a document (or JSON Lines line) larger than SIZE (default: 64M)")
+    parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                        help="check JSON Lines files in N worker processes (default: 1); same report")
+    parser.add_argument("--list-kinds", action="store_true", help="list the kinds of document and exit")
+    parser.add_argument("--schema", choices=sorted(KINDS), metavar="KIND",
+                        help="print the JSON Schema of KIND and exit")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _list_kinds(out: IO[str]) -> int:
+    width = max(len(kind.name) for kind in all_kinds()) + 2
+    for kind in all_kinds():
+        out.write(f"{kind.name:<{width}}{kind.summary}\n")
+    return 0
+
+
+def _print_schema(out: IO[str], name: str) -> int:
+    kind = KINDS[name]
+    if kind.schema is None:
+        print(f"{prog()}: no JSON Schema is shipped for {name}", file=sys.stderr)
+        return 2
+    from ..formats import json_schema
+
+    out.write(json.dumps(json_schema(kind.schema), indent=2) + "\n")
+    return 0
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else 2
+    out = sys.stdout
+    if args.list_kinds:
+        return _list_kinds(out)
+    if args.schema:
+        return _print_schema(out, args.schema)
+    if not args.files:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: no FILE given (use - for standard input)", file=sys.stderr)
+        return 2
+    run = Run(args, out)
+    if not args.quiet and is_terminal(sys.stderr):
+        run.progress = Progress(sys.stderr)
+    with run.warnings_kept():
+        for name in args.files:
+            check_file(run, name)
+    return run.finish()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    >>> main(["--kind", "chat_message", "--no-such-option"])
+    2
+    """
+    try:
+        status = _run(argv)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep Python's own final flush quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog()}: interrupted", file=sys.stderr)
+        return 2
+    except Exception as exc:  # pragma: no cover - last resort; the tests show no input reaches it
+        print(f"{prog()}: internal error: {type(exc).__name__} (please report this bug)", file=sys.stderr)
+        return 2

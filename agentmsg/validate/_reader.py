@@ -1,0 +1,243 @@
+"""Reading the input: files and standard input, one JSON document or JSON Lines, ``--conversation``.
+
+Theory of operation: the first line decides the mode (it stands alone: JSON Lines; else one
+document, read whole up to ``--max-bytes``). JSON Lines go to ``_json_lines`` (or, with
+``--jobs``, to worker processes: ``_jobs``); one document to the careful path (``_diagnosis``),
+except one big conversation array, which ``_big_document`` checks a message at a time when it
+can. With ``--conversation`` each file is one conversation, a chat message per line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ..errors import ConversationOrderError, ValidationError
+from ..history import OrderCheck
+from ..messages import ChatMessage
+from ._big_document import check_big_document
+from ._diagnosis import bad_encoding, bad_json, check, decode, position, refuse
+from ._jobs import check_pieces, worth_workers
+from ._json_lines import CHUNK, JSON_WS, check_lines, line_blocks, skip_line
+from ._report import Run, printable
+
+__all__ = ["check_file"]
+
+_BOM = b"\xef\xbb\xbf"
+_WS_ORDS = frozenset(JSON_WS)
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def check_file(run: Run, name: str) -> None:
+    """Check the file ``name`` (``-``: standard input); one that cannot be read is reported as such."""
+    shown = "<stdin>" if name == "-" else printable(name)
+    try:
+        if name == "-":
+            _check_input(run, shown, sys.stdin.buffer, None)
+        else:
+            with _open_input(name) as stream:
+                _check_input(run, shown, stream, os.path.abspath(name))
+    except BrokenPipeError:
+        raise  # the report's reader went away: not this file's fault
+    except OSError as exc:
+        run.cannot_read(shown, exc)
+
+
+def _check_input(run: Run, name: str, stream: IO[bytes], path: str | None) -> None:
+    if run.conversation:
+        _check_conversation(run, name, stream)
+    else:
+        _check_stream(run, name, stream, path)
+
+
+def _check_stream(run: Run, name: str, stream: IO[bytes], path: str | None = None) -> None:
+    """Check one input: JSON Lines or a single JSON document (``path``: the file, for ``--jobs``)."""
+    limit = run.max_bytes
+    jsonl = run.jsonl or name.lower().endswith(_JSONL_SUFFIXES)
+    if path is not None and not jsonl:
+        size = _regular_size(stream)
+        if size is not None and check_big_document(run, name, stream, size):
+            return
+    readline = stream.readline
+    raw = readline(limit + 1)
+    if raw[:3] == _BOM:
+        raw = raw[3:]
+    lineno = 1
+    while raw and len(raw) <= limit and _blank(raw):
+        raw = readline(limit + 1)
+        lineno += 1
+    if not raw:
+        run.documents += 1
+        run.invalid += 1
+        run.report(name, 1, None, ("", "json", "empty input: no JSON document"), None)
+        return
+    too_long = len(raw) > limit and raw[-1:] != b"\n"
+    if jsonl or (not too_long and _looks_like_lines(raw)):
+        _check_as_lines(run, name, stream, raw, lineno, path)
+        return
+    data = None if too_long else _read_rest(stream.read, raw, limit)
+    del raw  # hold one copy of the document at a time: bytes, then text
+    if data is None:
+        refuse(run, name, lineno, "document")
+        return
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as exc:
+        bad_encoding(run, name, data, lineno, exc)
+        return
+    del data
+    check(run, name, text, lineno)
+
+
+def _looks_like_lines(raw: bytes) -> bool:
+    """Tell whether a first line stands alone: it parses, or it is an object or array on one line."""
+    try:
+        decode(raw.decode())
+    except (ValueError, RecursionError):
+        stripped = raw.strip(JSON_WS)
+        return stripped[:1] in (b"{", b"[") and stripped[-1:] in (b"}", b"]") and len(stripped) > 1
+    return True
+
+
+def _blank(raw: bytes) -> bool:
+    return raw[0] in _WS_ORDS and not raw.strip(JSON_WS)
+
+
+def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
+    """Return ``first`` and the rest of the input, read a chunk at a time; None beyond ``limit``.
+
+    Nothing is allocated ahead of what arrives: ``--max-bytes 30G`` on a 50-byte file reads 50 bytes.
+    """
+    chunks = [first]
+    size = len(first)
+    while True:
+        chunk = read(min(CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks) if len(chunks) > 1 else first
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+
+
+def _check_as_lines(run: Run, name: str, stream: IO[bytes], raw: bytes, lineno: int, path: str | None = None) -> None:
+    """Check JSON Lines; ``raw`` is the first non-blank line (line ``lineno``), read with ``readline``.
+
+    With ``--jobs N`` and a regular file at ``path``, the lines after the first are checked by
+    worker processes (``_jobs``); otherwise here, a chunk at a time (``_json_lines``).
+    """
+    limit = run.max_bytes
+    if len(raw) > limit and raw[-1:] != b"\n":
+        skip_line(stream.readline)
+        first: bytes | None = None
+    else:
+        first = raw[:-1] if raw[-1:] == b"\n" else raw
+    total = _regular_size(stream)
+    progress = run.progress
+    if progress is not None:
+        progress.start(name, total, max(0, stream.tell() - len(raw)) if total is not None else 0, run.documents)
+    try:
+        start = stream.tell() if total is not None else 0
+        if run.jobs > 1 and path is not None and total is not None and worth_workers(total - start):
+            check_lines(run, name, (first,), lineno)
+            check_pieces(run, name, path, stream, start, total, lineno + 1)
+        else:
+            check_lines(run, name, itertools.chain((first,), line_blocks(stream.read, limit)), lineno)
+    finally:
+        if progress is not None:
+            progress.clear()
+
+
+def _regular_size(stream: IO[bytes]) -> int | None:
+    """Return the size of ``stream`` if it is a regular file (None for a pipe, a terminal...)."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def _open_input(name: str) -> IO[bytes]:
+    """Open a file to check without ever blocking in ``open``: a FIFO with no writer reads as empty.
+
+    The file is opened non-blocking (``open`` on a FIFO waits for a writer otherwise), then put
+    back in blocking mode to be read; a FIFO whose writer never came gives end of file at once.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(name, flags | nonblock)
+    try:
+        if nonblock:
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_conversation(run: Run, name: str, stream: IO[bytes]) -> None:
+    """Check every line as a chat message, then their order, by ``ConversationHistory``'s rules.
+
+    Each problem is reported on its line: a line that is not a valid message is left out of
+    the order check (so one bad line does not make every later one wrong), an order error
+    names the line of the message that breaks the order, and an unanswered tool call at the
+    end is reported on the last line.
+    """
+    run.documents += 1
+    history = OrderCheck()  # the rules alone: no message is kept
+    bad = False
+    last = 0
+    for lineno, raw in enumerate(_line_blocks_of(stream, run), 1):
+        if raw is None:
+            refuse(run, name, lineno, "line")
+            run.documents -= 1
+            run.invalid -= 1
+            bad = True
+            continue
+        text = raw.decode("utf-8", "surrogateescape").rstrip("\r")
+        if lineno == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            continue
+        last = lineno
+        try:
+            message = ChatMessage.from_dict(decode(text))
+        except (ValueError, RecursionError) as exc:
+            bad = True
+            if isinstance(exc, ValidationError):
+                row, column = position(text, lineno, exc.path)
+                run.report(name, row, column, (exc.path, exc.code, exc.message), "chat_message")
+            else:
+                bad_json(run, name, text, lineno, exc)
+            continue
+        try:
+            history.add(message)
+        except ConversationOrderError as exc:
+            bad = True
+            run.report(name, lineno, 1, ("", exc.code, exc.message), "conversation")
+    if last == 0:
+        bad = True
+        run.report(name, 1, None, ("", "empty", "empty input: no message"), "conversation")
+    else:
+        try:
+            history.validate()
+        except ConversationOrderError as exc:
+            bad = True
+            run.report(name, last, 1, ("", exc.code, exc.message), "conversation")
+    if bad:
+        run.invalid += 1
+    else:
+        run.valid += 1
+
+
+def _line_blocks_of(stream: IO[bytes], run: Run) -> Iterator[bytes | None]:
+    """Yield the lines of ``stream`` one by one (None for a line over ``--max-bytes``)."""
+    for block in line_blocks(stream.read, run.max_bytes):
+        if block is None:
+            yield None
+        else:
+            yield from block.split(b"\n")

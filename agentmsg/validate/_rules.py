@@ -1,0 +1,131 @@
+"""What the checkers share: the ``Problems`` they raise, and getters that note a problem as they read.
+
+>>> out: Findings = []
+>>> string_at({"name": 5}, "name", "tools[0]", out), object_at({}, "function", "tools[0]", out)
+(None, None)
+>>> [str(problem) for problem in out]
+['tools[0].name: expected a string, got number', 'tools[0].function: is required']
+
+A rule checker (``_provider_rules``, ``_mcp_rules``) reads a document with these getters and
+returns every problem it noted, each a ``ValidationError`` with its path and code; a kind's
+checker raises them together as ``Problems``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._checks import type_name
+from ..errors import ConversationOrderError, ValidationError
+
+__all__ = [
+    "Problems", "Findings", "problems_of", "err", "wrong_type", "absent", "join", "string_at", "object_at", "array_at",
+    "is_base64",
+]
+
+Findings = list[ValidationError]
+
+
+class Problems(Exception):
+    """Several independent problems in one document (each a ValidationError or order error)."""
+
+    def __init__(self, errors: list[ValidationError | ConversationOrderError]) -> None:
+        super().__init__(f"{len(errors)} problems")
+        self.errors = errors
+
+
+def problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationError | ConversationOrderError]:
+    """Return the problems ``check`` finds in ``doc``: none, its one error, or its ``Problems``.
+
+    >>> def check(doc):
+    ...     raise Problems([absent("model"), absent("messages")])
+    >>> [problem.path for problem in problems_of(check, {})]
+    ['model', 'messages']
+    """
+    try:
+        check(doc)
+    except Problems as many:
+        return many.errors
+    except (ValidationError, ConversationOrderError) as exc:
+        return [exc]
+    return []
+
+
+def err(path: str, message: str, code: str = "value") -> ValidationError:
+    """Return a problem at ``path`` (code ``value`` unless another is given)."""
+    return ValidationError(message, path, code)
+
+
+def wrong_type(path: str, what: str, value: object, rule: str = "") -> ValidationError:
+    """Return the ``type`` problem "expected <what>, got <value's JSON type> (<rule>)"."""
+    note = f" ({rule})" if rule else ""
+    return ValidationError(f"expected {what}, got {type_name(value)}{note}", path, "type")
+
+
+def absent(path: str, rule: str = "") -> ValidationError:
+    """Return the ``missing`` problem "is required (<rule>)"."""
+    return ValidationError("is required" + (f" ({rule})" if rule else ""), path, "missing")
+
+
+def join(path: str, key: str | int) -> str:
+    """Return the path of ``key`` inside ``path``: ``a.b``, ``a[0]``, or ``key`` at the root."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def string_at(
+    data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True
+) -> str | None:
+    """Return the string ``data[key]``; note in ``out`` one that is not a string, or is missing if ``required``."""
+    value = data.get(key)
+    if value is None:
+        if required:
+            out.append(absent(join(path, key), rule))
+        return None
+    if type(value) is not str:
+        out.append(wrong_type(join(path, key), "a string", value, rule))
+        return None
+    return value
+
+
+def object_at(
+    data: dict[str, Any], key: str, path: str, out: Findings, rule: str = "", required: bool = True,
+    what: str = "an object",
+) -> dict[str, Any] | None:
+    """Return the object ``data[key]``; note in ``out`` one that is not an object, or is missing if ``required``."""
+    value = data.get(key)
+    if value is None:
+        if required:
+            out.append(absent(join(path, key), rule))
+        return None
+    if type(value) is not dict:
+        out.append(wrong_type(join(path, key), what, value))
+        return None
+    return value
+
+
+def array_at(data: dict[str, Any], key: str, path: str, out: Findings, required: bool = True) -> list[Any]:
+    """Return the array ``data[key]`` (empty when it is not one); note a wrong or missing one in ``out``."""
+    value = data.get(key)
+    if value is None:
+        if required:
+            out.append(absent(join(path, key)))
+        return []
+    if type(value) is not list:
+        out.append(wrong_type(join(path, key), "an array", value))
+        return []
+    return value
+
+
+def is_base64(data: str) -> bool:
+    """Tell whether ``data`` is non-empty, strict base64."""
+    import base64  # loaded on first use: a chat log never needs it
+    import binascii
+
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return bool(data)
