@@ -23,9 +23,8 @@ def answering(name: str):
     return tool
 
 
-for index, name in enumerate(json.loads(sys.argv[1])):
-    server.add_tool(answering(name), name=name, title=f"Tool {index}", description=f"Tool number {index}.",
-                    structured_output=False)
-
 if __name__ == "__main__":
+    for index, name in enumerate(json.loads(sys.argv[1])):
+        server.add_tool(answering(name), name=name, title=f"Tool {index}", description=f"Tool number {index}.",
+                        structured_output=False)
     server.run("stdio")

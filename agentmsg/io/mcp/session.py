@@ -81,7 +81,8 @@ class McpClient:
     raise ``McpError``. Thread-safe: concurrent requests share the connection. A client that is
     garbage-collected (or still open at interpreter exit) closes its server.
     ``on_tools_changed`` is called (on a reader thread, without arguments) when the server says
-    its tool list changed.
+    its tool list changed. ``skipped_tools`` says which tools the last ``list_tools`` left out.
+    A Streamable HTTP server that ended the session gets a new one (see ``_send``).
     """
 
     def __init__(

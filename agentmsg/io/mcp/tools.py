@@ -204,7 +204,6 @@ def _content_part(block: FrozenDict, index: int) -> tuple[TextPart | ImagePart |
 
 _PROVIDER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", re.ASCII)
 _NOT_WORD = re.compile(r"[^A-Za-z0-9_]", re.ASCII)
-_HEAD = 55  # a shortened name: 55 characters, "_" and 8 hex digits make 64
 
 
 def tool_names(names: Iterable[str]) -> dict[str, str]:
