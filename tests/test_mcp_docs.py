@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agentmsg.io.mcp import McpClient
 
 from mcp_http import free_port
@@ -33,6 +35,7 @@ def test_the_server_example_sends_structured_content_as_the_docs_say(tmp_path):
     assert dict(result.structured) == {"result": "Pancakes\nOmelette"} and result.text == "Pancakes\nOmelette"
 
 
+@pytest.mark.e2e  # an SDK server over HTTP, started for this test
 def test_the_server_example_over_streamable_http_as_its_comment_says(tmp_path):
     port = free_port()
     over_http = SERVER.replace('server.run()', f'server.run("streamable-http", port={port})')

@@ -3,7 +3,9 @@
 The servers are the official SDK's (tests/mcp_server.py over HTTP, in both response modes: server-sent
 events and JSON bodies), restarted or left idle mid-run, and a raw-socket peer that sends its answer
 one byte at a time. Operations that could hang run on a helper thread joined with a generous limit:
-the limit only tells a hang from an answer, it is no speed requirement.
+the limit only tells a hang from an answer, it is no speed requirement. The tests that restart an
+SDK server are e2e (tests/test_mcp_tools.py checks the 404 path against a stdlib stand-in in the
+quick tier).
 """
 
 import json
@@ -38,6 +40,7 @@ def sdk_server(request):
 # --- a session the server ended ----------------------------------------------------------------
 
 
+@pytest.mark.e2e  # restarts an SDK server
 def test_a_session_the_server_forgot_by_restarting_is_started_again(sdk_server):
     changed = threading.Event()
     with McpClient(sdk_server.url, name="kitchen", timeout=30, on_tools_changed=changed.set) as client:
@@ -57,6 +60,7 @@ def test_a_session_the_server_forgot_by_restarting_is_started_again(sdk_server):
         assert client.call_tool("fresh").text == "added tool works"
 
 
+@pytest.mark.e2e  # restarts an SDK server
 def test_requests_that_meet_the_404_together_start_one_new_session(sdk_server):
     with McpClient(sdk_server.url, name="kitchen", timeout=30) as client:
         client.list_tools()
@@ -75,6 +79,7 @@ def test_requests_that_meet_the_404_together_start_one_new_session(sdk_server):
         assert client._session == 1  # one new session served all four
 
 
+@pytest.mark.e2e  # restarts an SDK server
 def test_a_session_the_server_let_expire_is_started_again(sdk_server):
     # a session with no request and no GET stream for a second ends; its id then answers 404
     sdk_server.options = (*sdk_server.options, "--idle", "1")
@@ -91,6 +96,7 @@ def test_a_session_the_server_let_expire_is_started_again(sdk_server):
         assert transport.session_id not in (None, first) and client._session == 1
 
 
+@pytest.mark.e2e  # restarts an SDK server
 def test_a_turn_goes_on_when_the_server_restarts_between_steps(sdk_server):
     from test_agent import PARAMS, answer, tool_results
 
