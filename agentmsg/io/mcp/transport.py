@@ -397,7 +397,7 @@ class HttpTransport:
         and reopened when the server ends it, for as long as the session lasts (a new session
         gets a stream of its own); ``close`` shuts it.
         """
-        if not self.listen_for_server_messages or self.session_id is None:
+        if not self.listen_for_server_messages:
             return
         old = self._listener
         if old is not None and old.is_alive() and self._listening == self.session_id:
@@ -411,7 +411,7 @@ class HttpTransport:
         self._listener.start()
         ready.wait(max(0.0, deadline - time.monotonic()))
 
-    def _listen(self, ready: threading.Event, session: str) -> None:
+    def _listen(self, ready: threading.Event, session: str | None) -> None:
         deliver = self._deliver
         assert deliver is not None
         failures = 0
