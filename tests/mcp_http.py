@@ -65,9 +65,12 @@ class HttpServer:
 
 
 @contextlib.contextmanager
-def http_server(*options: str, ready_within: float = 60.0):
-    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit."""
-    server = HttpServer(*options, ready_within=ready_within)
+def http_server(ready_within: float = 60.0, *, json_response: bool = False):
+    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit.
+
+    ``json_response`` makes the server answer each POST with one JSON body instead of an event stream.
+    """
+    server = HttpServer(*(["--json"] if json_response else []), ready_within=ready_within)
     try:
         yield server.start()
     finally:

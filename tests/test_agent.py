@@ -231,8 +231,9 @@ def test_web_chat_scenario_streamed(kitchen):
     assert store.load("c1") == history.messages[1:]
 
 
-def test_web_chat_scenario_over_streamable_http():
-    with http_server() as url, McpClient(url, name="kitchen", timeout=30) as client:
+@pytest.mark.parametrize("json_response", [False, True], ids=["event-stream", "json"])
+def test_web_chat_scenario_over_streamable_http(json_response):
+    with http_server(json_response=json_response) as url, McpClient(url, name="kitchen", timeout=30) as client:
         turn, outcome, history, events, store, model = run_scenario(openai, client)
     assert outcome.status == "completed" and outcome.message.text == ANSWER
     check_events(events)

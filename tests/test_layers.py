@@ -71,7 +71,10 @@ def test_the_scan_sees_lazy_and_sibling_imports():
 # The packages split into rooms: each module imports only the rooms of a lower rank, and
 # ``__init__`` re-exports.
 ROOMS = {
-    "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
+    "io/mcp": {
+        "protocol": 0, "transport": 1, "tools": 2, "resources": 2, "prompts": 3, "sampling": 3, "elicitation": 3,
+        "server_requests": 4, "session": 5, "__init__": 6,
+    },
     "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
     "events": {"history": 0, "requests": 0, "stream": 1, "protocol": 2, "reducer": 3, "__init__": 4},
     "records": {
@@ -108,7 +111,9 @@ def test_rooms_import_only_lower_rooms(package):
 
 
 def test_the_room_scan_sees_sibling_imports():
-    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {"protocol", "resources", "tools", "transport"}
+    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {
+        "elicitation", "prompts", "protocol", "resources", "sampling", "server_requests", "tools", "transport",
+    }
     assert _room_imports(PACKAGE / "agent" / "turn.py") == {"_namespace", "_report"}
     assert _room_imports(PACKAGE / "events" / "reducer.py") == {"history", "protocol", "requests", "stream"}
 

@@ -46,12 +46,17 @@ def test_a_session_the_server_forgot_by_restarting_is_started_again(sdk_server):
     with McpClient(sdk_server.url, name="kitchen", timeout=30, on_tools_changed=changed.set) as client:
         assert client.read_resource("counter://reads")[0]["text"] == "read 1 times"
         client.list_tools()
+        client.list_resources()
+        client.subscribe("file:///project/README.md")
         first = client.transport.session_id
         sdk_server.restart()  # every session is gone: the old id answers 404
         # the request that met the 404 is sent once more in a new session, and runs once
         assert client.read_resource("counter://reads")[0]["text"] == "read 1 times"
         assert client.transport.session_id not in (None, first)
-        assert client.tools_changed  # a new session may list other tools
+        assert client.tools_changed and client.resources_changed  # a new session may list others
+        # the new session is subscribed again, and the resource counts as changed (an update may be lost)
+        assert json.loads(client.call_tool("server_state").text)["subscriptions"] == ["file:///project/README.md"]
+        assert client.resource_version("file:///project/README.md") == 1
         assert "list_recipes" in [tool.name for tool in client.list_tools()]
         assert client.call_tool("db_query", {"sql": "select 1"}).text == "1 row for select 1"
         # the new session's messages outside a request reach the client (over the GET stream in JSON mode)

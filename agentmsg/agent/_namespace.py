@@ -4,7 +4,8 @@ An MCP tool is offered under the name its client gives it (``agentmsg.io.mcp.too
 one every provider takes, mapped back to the server's own name by the client). A name two
 sources offer is refused. A call to an MCP tool reaches the server with ``on_progress`` routed
 to that call (``agentmsg.io.execution.current_call`` says which call a function serves, so two
-identical calls in parallel each get their own progress).
+identical calls in parallel each get their own progress). ``cancel`` ends the turn's MCP calls
+that still run (each server is told) and refuses later ones.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import partial
 from .._frozen import thaw_json
 from ..errors import ValidationError
 from ..io.execution import ToolRegistry, current_call
-from ..io.mcp import McpClient, McpError, McpToolResult
+from ..io.mcp import Cancellation, McpClient, McpError, McpToolResult
 from ..io.mcp.protocol import ProgressCallback
 from ..io.mcp.tools import McpToolFunction
 from ..records import ToolResultRecord
@@ -40,6 +41,7 @@ class ToolNamespace:
             if not isinstance(client, McpClient):
                 raise TypeError(f"mcp must hold McpClient objects, got {type(client).__name__}")
         self.on_progress = on_progress
+        self.cancellation = Cancellation()
         self.registry = self._build()
 
     def refresh(self) -> bool:
@@ -69,8 +71,13 @@ class ToolNamespace:
                         "unique",
                     )
                 owners[tool.name] = f"MCP server {client.name!r}"
-                combined.add(replace(tool, function=McpToolFunction(client, tool.name, self._route)))
+                function = McpToolFunction(client, tool.name, self._route, self.cancellation)
+                combined.add(replace(tool, function=function))
         return combined
+
+    def cancel(self, reason: str) -> None:
+        """End the MCP calls that run now (their servers receive ``notifications/cancelled``), and later ones."""
+        self.cancellation.cancel(reason)
 
     def _route(self) -> ProgressCallback | None:
         """Return the progress callback of the call whose MCP tool is about to run (on the tool's thread)."""

@@ -435,6 +435,9 @@ class AgentTurn:
         self._request = run.request
         for record in run.results:
             self._take_result(record)
+        if self._cancel_reason is not None:  # cancelled while the calls ran: the turn ends cancelled, not failed
+            self._cancel_now(self._cancel_reason)
+            return
         if run.pending and any(item.id not in self._results for item in run.pending):
             self.state = "approval"
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
@@ -496,7 +499,8 @@ class AgentTurn:
         Safe from any thread. While the driving thread is inside a step, the cancel is noted and
         takes effect when the step reaches a safe point: the next event of a streamed answer (the
         stream is then closed), or the end of the running tool calls (bounded by
-        ``tool_timeout``; a running call is not interrupted). Otherwise it takes effect at once,
+        ``tool_timeout``): a running MCP call ends at once and its server receives
+        ``notifications/cancelled``; a local one is not interrupted. Otherwise it takes effect at once,
         in the calling thread. The history stays valid and ready for the next turn: calls
         without a result are answered as denied, and a user message the model had not answered
         yet gets an assistant message with the text streamed so far (or ``[<reason>]``). The
@@ -506,6 +510,7 @@ class AgentTurn:
         if self.state == "done":
             raise AgentStateError("cancel", self.state)
         self._cancel_reason = reason
+        self._namespace.cancel(reason)
         self._try_cancel()
 
     def _try_cancel(self) -> None:

@@ -33,7 +33,7 @@ from ...content import ImagePart, ImageSource, TextPart
 from ...errors import ValidationError
 from ...messages import ChatMessage, ToolResult
 from ...tools import ToolDefinition, to_canonical_name, to_wire_name
-from .protocol import McpError, ProgressCallback
+from .protocol import Cancellation, McpError, ProgressCallback
 
 __all__ = ["McpToolResult", "SkippedTool", "tool_names"]
 
@@ -372,6 +372,7 @@ class ToolCaller(Protocol):
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        cancel: Cancellation | None = None,
     ) -> McpToolResult: ...
 
 
@@ -379,24 +380,27 @@ class McpToolFunction:
     """An MCP tool's function in a ``ToolRegistry``: keyword arguments in, ``CallToolResult`` dict out.
 
     ``progress()``, when given, returns the ``on_progress`` callback for the call about to be
-    made (or None); it runs on the thread that makes the call.
+    made (or None); it runs on the thread that makes the call. ``cancel`` (a ``Cancellation``)
+    ends every call of this function that runs when it fires, and every later one.
     """
 
-    __slots__ = ("client", "name", "progress")
+    __slots__ = ("client", "name", "progress", "cancel")
 
     def __init__(
         self,
         client: ToolCaller,
         name: str,
         progress: Callable[[], ProgressCallback | None] | None = None,
+        cancel: Cancellation | None = None,
     ) -> None:
         self.client = client
         self.name = name
         self.progress = progress
+        self.cancel = cancel
 
     def __call__(self, **arguments: Any) -> dict[str, Any]:
         on_progress = self.progress() if self.progress is not None else None
-        return self.client.call_tool(self.name, arguments, on_progress=on_progress).to_dict()
+        return self.client.call_tool(self.name, arguments, on_progress=on_progress, cancel=self.cancel).to_dict()
 
     def __repr__(self) -> str:
         return f"<MCP tool {self.name!r} of {self.client.name!r}>"

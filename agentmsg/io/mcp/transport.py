@@ -343,6 +343,7 @@ class HttpTransport:
     ``SessionEnded``; ``close`` ends the session with a DELETE. Messages the server sends outside
     a request (``notifications/tools/list_changed``, say) arrive on the GET stream, which is
     opened after the handshake and read on a daemon thread (``listen=False`` does without it).
+    ``abort(request_id)`` ends the POST that waits for a request's answer (a cancelled request).
     """
 
     def __init__(
@@ -372,6 +373,9 @@ class HttpTransport:
         self._listener: threading.Thread | None = None
         self._listening: str | None = None  # the session whose GET stream the listener reads
         self._stream: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._posts: dict[Any, socket.socket | None] = {}  # request id -> the socket of its POST
+        self._aborted: collections.deque[Any] = collections.deque(maxlen=_OUTBOX)
 
     def describe(self) -> str:
         """Return the server's host and port."""
@@ -476,11 +480,17 @@ class HttpTransport:
             raise McpError("no time left to send", "timeout")
         conn = self._connection(remaining)
         response: http.client.HTTPResponse | None = None
+        request_id = message.get("id") if "method" in message else None
         raw: socket.socket | None = None
         try:
             conn.connect()
             raw = conn.sock
             conn.sock = _DeadlineSocket(raw, deadline)  # all that http.client uses of a socket
+            if request_id is not None:
+                with self._lock:
+                    if request_id in self._aborted:
+                        raise McpError("the request was cancelled", "cancelled")
+                    self._posts[request_id] = raw
             initialize = message.get("method") == "initialize"
             headers = self._request_headers(initialize)
             conn.request("POST", self._target, body, headers)
@@ -508,11 +518,25 @@ class HttpTransport:
         except (OSError, http.client.HTTPException) as exc:
             raise McpError(f"could not be reached ({type(exc).__name__})", "closed") from None
         finally:
+            if request_id is not None:
+                with self._lock:
+                    self._posts.pop(request_id, None)
             if response is not None:
                 response.close()
             conn.close()
             if raw is not None:
                 raw.close()
+
+    def abort(self, request_id: Any) -> None:
+        """End the POST waiting for the answer to ``request_id`` now; a later send of that request ends at once."""
+        with self._lock:
+            self._aborted.append(request_id)
+            sock = self._posts.get(request_id)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def _read_body(self, response: http.client.HTTPResponse) -> bytes:
         chunks: list[bytes] = []
