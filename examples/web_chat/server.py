@@ -62,6 +62,7 @@ import argparse
 import asyncio
 import base64
 import binascii
+import concurrent.futures
 import hashlib
 import json
 import logging
@@ -600,6 +601,8 @@ class ChatServer:
         self.provider, self.model, self.params = provider, model, params
         self.policy = ApprovalPolicy({name: "ask" for name in ask}, default="auto")
         self.sessions: dict[str, Session] = {}
+        # the drafts' writes, apart from the turns' worker threads (which a busy server may all be using)
+        self.drafts = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="draft")
         self.ui_paused: dict[str, Any] = {}  # session id -> the AG-UI/AI SDK translator of its turn waiting for approval
         self.manager = RedisManager(redis) if redis else None
         self.directory = RedisDirectory(redis) if redis else LocalDirectory()
@@ -620,6 +623,7 @@ class ChatServer:
             await self.manager.ready()
 
     async def shutdown(self) -> None:
+        self.drafts.shutdown(wait=False)
         await self.directory.close()
 
     # -- who may open what
@@ -856,7 +860,7 @@ class ChatServer:
             return
         try:
             await asyncio.get_running_loop().run_in_executor(
-                None, lambda: self.store.annotate(session.id, {"draft": turn.unsaved_events()}))
+                self.drafts, lambda: self.store.annotate(session.id, {"draft": turn.unsaved_events()}))
         except (ProcessingError, ValidationError) as exc:
             log.error("the store cannot keep the answer's draft (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
 
