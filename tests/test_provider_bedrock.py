@@ -439,3 +439,74 @@ def test_other_providers_conversations_through_bedrock(name: str, parse: Any) ->
     back = B.from_messages(json.loads(json.dumps(wire)), system)
     assert back == canon(messages)
     botocore_sends(B.to_request(messages, modelId="m"))
+
+
+# -- hostile streams: any bytes give a ValidationError or events, never another error ---------
+
+
+def frame(headers: bytes, body: bytes) -> bytes:
+    """Return one event-stream message with correct checksums around ``headers`` and ``body``."""
+    import binascii
+
+    total = 12 + len(headers) + len(body) + 4
+    prelude = total.to_bytes(4, "big") + len(headers).to_bytes(4, "big")
+    head = prelude + binascii.crc32(prelude).to_bytes(4, "big") + headers + body
+    return head + binascii.crc32(head).to_bytes(4, "big")
+
+
+def string_header(name: str, value: bytes) -> bytes:
+    return bytes([len(name)]) + name.encode() + b"\x07" + len(value).to_bytes(2, "big") + value
+
+
+@settings(max_examples=150)
+@given(st.binary(max_size=64), st.binary(max_size=64), st.binary(max_size=200))
+def test_hostile_frames_raise_only_validation_errors(headers: bytes, body: bytes, noise: bytes) -> None:
+    for data in (frame(headers, body), noise, frame(string_header(":event-type", headers) + string_header(":message-type", b"event"), body)):
+        parser = B.StreamParser()
+        try:
+            parser.feed_raw(data)
+            parser.finish()
+        except ValidationError:
+            pass
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(STREAMS), st.data())
+def test_mutated_streams_raise_only_validation_errors(name: str, data: Any) -> None:
+    events = load(name)
+    k = data.draw(st.integers(0, len(events) - 1))
+    (kind, body), = events[k].items()
+    mutant = data.draw(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+                                        st.sampled_from(["contentBlockIndex", "delta", "start", "text", "toolUse", "input",
+                                                         "reasoningContent", "signature", "redactedContent", "role",
+                                                         "stopReason", "usage", "toolUseId", "name"]), kids, max_size=3),
+                                    max_leaves=8))
+    raw_events = [*events[:k], {kind: mutant}, *events[k + 1 :]]
+    payloads = b"".join(
+        frame(string_header(":event-type", next(iter(e)).encode()) + string_header(":message-type", b"event"),
+              json.dumps(next(iter(e.values()))).encode())
+        for e in raw_events
+    )
+    for feed in (lambda p: [p.feed(e) for e in raw_events], lambda p: p.feed_raw(payloads)):
+        parser = B.StreamParser()
+        try:
+            feed(parser)
+            parser.finish()
+        except ValidationError:
+            pass
+
+
+def test_an_exception_message_in_the_raw_stream_is_a_provider_error() -> None:
+    headers = string_header(":exception-type", b"modelStreamErrorException") + string_header(":message-type", b"exception")
+    with pytest.raises(ValidationError) as info:
+        B.StreamParser().feed_raw(frame(headers, b'{"message": "secret detail"}'))
+    assert info.value.code == "provider" and "modelStreamErrorException" in str(info.value)
+    assert "secret" not in str(info.value)
+
+
+def test_a_payload_that_is_not_utf8_is_an_encoding_error() -> None:
+    headers = string_header(":event-type", b"messageStart") + string_header(":message-type", b"event")
+    with pytest.raises(ValidationError) as info:
+        B.StreamParser().feed_raw(frame(headers, b'{"role": "\xff"}'))
+    assert (info.value.code, info.value.path) == ("encoding", "messageStart")

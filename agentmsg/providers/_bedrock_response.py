@@ -266,7 +266,11 @@ class StreamParser(StreamReader):
             name = headers.get(":event-type")
             if type(name) is not str:
                 raise ValidationError("an event-stream message names no event type", "", "missing")
-            out.extend(self.feed({name: loads_strict(body.decode("utf-8", "replace")) if body else {}}))
+            try:
+                event = loads_strict(body.decode("utf-8")) if body else {}
+            except UnicodeDecodeError:
+                raise ValidationError("an event's payload is not valid UTF-8", name[:64], "encoding") from None
+            out.extend(self.feed({name: event}))
         return tuple(out)
 
     def _index(self, body: dict[str, Any]) -> int:
