@@ -510,3 +510,41 @@ def test_a_payload_that_is_not_utf8_is_an_encoding_error() -> None:
     with pytest.raises(ValidationError) as info:
         B.StreamParser().feed_raw(frame(headers, b'{"role": "\xff"}'))
     assert (info.value.code, info.value.path) == ("encoding", "messageStart")
+
+
+# -- the validate kinds ----------------------------------------------------------------------
+
+
+def problems(kind: str, doc: Any) -> list[tuple[str, str]]:
+    from agentmsg.validate._registry import KINDS
+    from agentmsg.validate._rules import problems_of
+
+    return [(e.path, e.code) for e in problems_of(KINDS[kind].check, doc)]
+
+
+def test_validate_kinds_accept_every_recording() -> None:
+    for name in REQUESTS:
+        assert problems("bedrock_request", load(name)) == [], name
+    for name in RESPONSES:
+        assert problems("bedrock_response", load(name)) == [], name
+    for name in STREAMS:
+        assert problems("bedrock_stream", load(name)) == [], name
+
+
+def test_validate_kinds_refuse_at_bedrocks_paths() -> None:
+    body = load("request_tool_result_error_1.json")
+    bad = copy.deepcopy(body)
+    bad["messages"][2]["content"][0]["toolResult"]["toolUseId"] = "tooluse_other"
+    assert problems("bedrock_request", bad) == [("messages", "tool_unknown")]  # the order names the list, as for Gemini
+    bad = copy.deepcopy(body)
+    bad["messages"][0]["content"][0] = {"image": {"format": "bmp", "source": {"bytes": PNG}}}
+    bad["toolConfig"]["tools"][0]["toolSpec"]["name"] = "get.capital"
+    assert problems("bedrock_request", bad) == [
+        ("messages[0].content[0].image.format", "value"), ("toolConfig.tools[0].toolSpec.name", "pattern")]
+    bad = copy.deepcopy(body)
+    bad["system"] = [{"text": 5}]
+    assert problems("bedrock_request", bad) == [("system[0].text", "type")]
+    response = copy.deepcopy(load("response_tool_choice_0.json"))
+    response["output"]["message"]["content"][0]["toolUse"]["input"] = "{"
+    assert problems("bedrock_response", response) == [("output.message.content[0].toolUse.input", "type")]
+    assert problems("bedrock_stream", load("stream_text.json")[:-2]) == [("", "incomplete")]

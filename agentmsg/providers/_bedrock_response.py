@@ -137,7 +137,7 @@ def _call_from(value: Any) -> ToolCall:
         name = value.get("name")
         if type(name) is str:
             canonical_name(name, "name", BEDROCK_NAMES)
-        return make_call(value.get("toolUseId"), name, value.get("input"), _CALL_FIELDS)
+        return make_call(value.get("toolUseId"), name, get_optional_object(value, "input"), _CALL_FIELDS)
     except ValidationError as exc:
         raise exc.prefixed("toolUse") from None
 
