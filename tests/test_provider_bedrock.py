@@ -548,3 +548,12 @@ def test_validate_kinds_refuse_at_bedrocks_paths() -> None:
     response["output"]["message"]["content"][0]["toolUse"]["input"] = "{"
     assert problems("bedrock_response", response) == [("output.message.content[0].toolUse.input", "type")]
     assert problems("bedrock_stream", load("stream_text.json")[:-2]) == [("", "incomplete")]
+
+
+def test_a_redacted_signature_that_is_not_base64_is_refused() -> None:
+    hidden = ReasoningPart(signature="not base64!", redacted=True, provider="bedrock")
+    for blobs in ("bytes", "base64"):
+        with pytest.raises(ValidationError) as info:
+            B.to_messages([ChatMessage.user("Hi"), ChatMessage.assistant("x", reasoning=[ReasoningPart("p"), hidden])], blobs=blobs)  # type: ignore[arg-type]
+        assert (info.value.code, info.value.path) == ("pattern", "[1].reasoning[1].signature")
+

@@ -57,7 +57,6 @@ from ._bedrock_response import (
 from ._common import (
     UNSUPPORTED, checked_messages, expect_items, image_data, not_a_message, relocate, rename, request_body, wire_name,
 )
-from ._reasoning import of_provider
 from ._tools import checked_tools, declaration, extras_of, function_from
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
@@ -195,15 +194,21 @@ def _blocks_to(content: Any, raw: bool, may_be_empty: bool = False) -> list[dict
     return blocks
 
 
-def _blob(text: str, raw: bool) -> bytes | str:
-    return decode_base64(text) if raw else text
-
-
 def _reasoning_to(message: ChatMessage, raw: bool) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    for part in of_provider(message, PROVIDER):
+    for k, part in enumerate(message.reasoning):
+        if part.provider != PROVIDER:
+            continue
         if part.redacted:
-            blocks.append({"reasoningContent": {"redactedContent": _blob(part.signature or "", raw)}})
+            encoded = part.signature or ""
+            try:
+                decoded = decode_base64(encoded)
+            except ValueError:
+                raise ValidationError(
+                    "must be base64 text: a redacted part's signature is Bedrock's redactedContent bytes",
+                    f"reasoning[{k}].signature", "pattern",
+                ) from None
+            blocks.append({"reasoningContent": {"redactedContent": decoded if raw else encoded}})
         else:
             text: dict[str, Any] = {"text": part.text}
             if part.signature is not None:
