@@ -35,8 +35,8 @@ DATA = Path(__file__).parent / "data" / "provider-fixtures"
 HERE = DATA / "bedrock"
 FILES = sorted(p.name for p in HERE.glob("*.json") if p.name != "provenance.json")
 REQUESTS = [n for n in FILES if n.startswith("request_")]
-RESPONSES = [n for n in FILES if n.startswith("response_") and "error" not in n]
-ERRORS = [n for n in FILES if n.startswith("response_error")]
+ERRORS = [n for n in FILES if n.startswith("response_error_")]
+RESPONSES = [n for n in FILES if n.startswith("response_") and n not in ERRORS]
 STREAMS = [n for n in FILES if n.startswith("stream_")]
 MODEL = ServiceModel(Loader().load_service_model("bedrock-runtime", "service-2"), "bedrock-runtime")
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(8)).decode()
@@ -47,7 +47,7 @@ def load(name: str) -> Any:
 
 
 def test_fixture_folder_is_complete() -> None:
-    assert (len(REQUESTS), len(RESPONSES), len(ERRORS), len(STREAMS)) == (23, 15, 1, 6)
+    assert (len(REQUESTS), len(RESPONSES), len(ERRORS), len(STREAMS)) == (24, 17, 1, 6)
     listed = {entry["file"] for entry in json.loads((HERE / "provenance.json").read_bytes())}
     assert listed == {f"bedrock/{name}" for name in FILES}
     assert sorted(p.stem for p in (HERE / "raw").glob("*.bin")) == [n[:-5] for n in STREAMS]
@@ -285,13 +285,13 @@ def test_stream_fixtures_show_what_matters() -> None:
 
 
 def test_a_cut_stream_is_incomplete() -> None:
-    data = raw("stream_text.json")
+    data = raw("stream_streamed_text.json")
     parser = B.StreamParser()
     parser.feed_raw(data[:-5])
     with pytest.raises(ValidationError) as info:
         parser.finish()
     assert info.value.code == "incomplete"
-    events = load("stream_text.json")
+    events = load("stream_streamed_text.json")
     parser = B.StreamParser()
     for event in events[:-2]:
         parser.feed(event)
@@ -301,7 +301,7 @@ def test_a_cut_stream_is_incomplete() -> None:
 
 
 def test_a_corrupt_or_oversized_frame_is_refused_at_once() -> None:
-    data = bytearray(raw("stream_text.json"))
+    data = bytearray(raw("stream_streamed_text.json"))
     data[20] ^= 0xFF  # inside the first message's headers: its message CRC no longer matches
     with pytest.raises(ValidationError) as info:
         B.StreamParser().feed_raw(bytes(data))
@@ -547,7 +547,7 @@ def test_validate_kinds_refuse_at_bedrocks_paths() -> None:
     response = copy.deepcopy(load("response_tool_choice_0.json"))
     response["output"]["message"]["content"][0]["toolUse"]["input"] = "{"
     assert problems("bedrock_response", response) == [("output.message.content[0].toolUse.input", "type")]
-    assert problems("bedrock_stream", load("stream_text.json")[:-2]) == [("", "incomplete")]
+    assert problems("bedrock_stream", load("stream_streamed_text.json")[:-2]) == [("", "incomplete")]
 
 
 def test_a_redacted_signature_that_is_not_base64_is_refused() -> None:
@@ -557,3 +557,49 @@ def test_a_redacted_signature_that_is_not_base64_is_refused() -> None:
             B.to_messages([ChatMessage.user("Hi"), ChatMessage.assistant("x", reasoning=[ReasoningPart("p"), hidden])], blobs=blobs)  # type: ignore[arg-type]
         assert (info.value.code, info.value.path) == ("pattern", "[1].reasoning[1].signature")
 
+
+
+# -- botocore's client against a local server: what goes on the wire, what comes back --------
+
+PAIRS = [(n, n.replace("request_", "response_")) for n in REQUESTS if (HERE / n.replace("request_", "response_")).exists()]
+STREAMED = [(n, n.replace("request_", "stream_")) for n in REQUESTS if (HERE / n.replace("request_", "stream_")).exists()]
+
+
+def local_client(url: str) -> Any:
+    from botocore.config import Config
+
+    return get_session().create_client(
+        "bedrock-runtime", region_name="us-east-1", endpoint_url=url, aws_access_key_id="k",
+        aws_secret_access_key="s", config=Config(retries={"max_attempts": 0}, connect_timeout=5, read_timeout=10),
+    )
+
+
+def test_botocore_client_sends_the_json_and_reads_the_answers() -> None:
+    from recording_server import recording_server
+
+    assert len(PAIRS) == 17 and len(STREAMED) == 6
+    with recording_server() as server:
+        client = local_client(server.url)
+        for request_name, response_name in PAIRS:
+            body = load(request_name)
+            server.reply_json(load(response_name))
+            answer = client.converse(**rebuild(body, "bytes"))
+            sent = server.requests[-1]
+            assert sent.path == "/model/us.amazon.nova-micro-v1%3A0/converse", request_name
+            assert sent.headers["Authorization"].startswith("AWS4-HMAC-SHA256 ")  # signed as for AWS
+            expected = rebuild(body, "base64")
+            del expected["modelId"]
+            assert sent.json() == expected, request_name
+            recorded = B.parse_response(load(response_name))
+            got = B.parse_response(answer)
+            assert (got.message, got.finish_reason) == (recorded.message, recorded.finish_reason), response_name
+        for request_name, stream_name in STREAMED:
+            server.replies.append((200, "application/vnd.amazon.eventstream", raw(stream_name)))
+            answer = client.converse_stream(**rebuild(load(request_name), "bytes"))
+            assert server.requests[-1].path == "/model/us.amazon.nova-micro-v1%3A0/converse-stream"
+            parser = B.StreamParser()
+            for event in answer["stream"]:
+                parser.feed(event)
+            got = parser.finish()
+            recorded = run_events(load(stream_name))[1]
+            assert (got.message, got.finish_reason) == (recorded.message, recorded.finish_reason), stream_name
