@@ -351,6 +351,8 @@ def test_to_request_parameter_checks() -> None:
     with pytest.raises(TypeError, match="blobs"):
         B.to_request([ChatMessage.user("Hi")], modelId="m", blobs="hex")  # type: ignore[arg-type]
     tools = [ToolDefinition("get_weather", "Weather.", {"type": "object"})]
+    with pytest.raises(TypeError, match="names no tool"):
+        B.to_request([ChatMessage.user("Hi")], tools, tool_choice="get_time", modelId="m")
     body = B.to_request([ChatMessage.user("Hi")], tools, tool_choice="get_weather", modelId="m")
     assert body["toolConfig"]["toolChoice"] == {"tool": {"name": "get_weather"}}
     botocore_sends(body)

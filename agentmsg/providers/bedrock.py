@@ -38,7 +38,6 @@ cannot carry them back).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -55,7 +54,8 @@ from ._bedrock_response import (
     BEDROCK_NAMES, PROVIDER, StreamParser, assistant_from, block_kind, parse_response, part_from,
 )
 from ._common import (
-    UNSUPPORTED, checked_messages, expect_items, image_data, not_a_message, relocate, rename, request_body, wire_name,
+    UNSUPPORTED, checked_messages, dump_arguments, expect_items, image_data, not_a_message, relocate, rename,
+    request_body, wire_name,
 )
 from ._tools import checked_tools, declaration, extras_of, function_from
 
@@ -65,8 +65,6 @@ SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 Blobs = Literal["bytes", "base64"]
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_.:-]{1,64}", re.ASCII)  # ``ToolUseId`` of the service model
 _SPEC_KEYS = frozenset({"name", "description", "inputSchema", "strict"})
-_CHOICES: dict[str, dict[str, Any]] = {"auto": {"auto": {}}, "any": {"any": {}}}
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 # -- agentmsg -> Bedrock ---------------------------------------------------------------------
 
@@ -98,20 +96,23 @@ def to_request(
     if listed:
         config = {"tools": listed}
         if tool_choice is not None:
-            config["toolChoice"] = _tool_choice(tool_choice)
+            config["toolChoice"] = _tool_choice(tool_choice, listed)
     elif tool_choice is not None:
         raise TypeError("to_request() got tool_choice without tools: Bedrock's toolConfig needs at least one tool")
     return request_body({"messages": wire, "system": system, "toolConfig": config}, params, ("modelId",))
 
 
-def _tool_choice(choice: str | dict[str, Any]) -> dict[str, Any]:
+def _tool_choice(choice: str | dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
     if type(choice) is dict:
         return choice
     if type(choice) is not str:
         raise TypeError("tool_choice takes 'auto', 'any', a tool's name or a ToolChoice dict")
-    if choice in _CHOICES:
-        return dict(_CHOICES[choice])
-    return {"tool": {"name": wire_name(choice, "tool_choice", BEDROCK_NAMES)}}
+    if choice == "auto" or choice == "any":
+        return {choice: {}}
+    name = wire_name(choice, "tool_choice", BEDROCK_NAMES)
+    if not any(tool.get("toolSpec", {}).get("name") == name for tool in tools):
+        raise TypeError("tool_choice names no tool of tools: pass the tool's name, 'auto' or 'any'")
+    return {"tool": {"name": name}}
 
 
 def to_messages(
@@ -361,7 +362,7 @@ def _tool_result_from(block: Any) -> ChatMessage:
         try:
             kind, value = block_kind(item)
             if kind == "json":
-                parts.append(TextPart(_COMPACT.encode(value)))
+                parts.append(TextPart(dump_arguments(value)))
             else:
                 part = part_from(item, images=True)
                 if part is not None:
