@@ -21,7 +21,7 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall
-from . import Response
+from ._response import Response
 from ._common import (
     UNSUPPORTED, NameRule, assistant_of_texts, canonical_name, freeze_usage, make_call, payload, provider_error, relocate,
 )
