@@ -605,3 +605,10 @@ def test_botocore_client_sends_the_json_and_reads_the_answers() -> None:
             got = parser.finish()
             recorded = run_events(load(stream_name))[1]
             assert (got.message, got.finish_reason) == (recorded.message, recorded.finish_reason), stream_name
+
+
+def test_redacted_content_that_is_not_base64_is_refused_when_read() -> None:
+    turn = {"role": "assistant", "content": [{"reasoningContent": {"redactedContent": "not base64!"}}, {"text": "Hi"}]}
+    with pytest.raises(ValidationError) as info:
+        B.from_messages([{"role": "user", "content": [{"text": "Hi"}]}, turn])
+    assert (info.value.code, info.value.path) == ("pattern", "[1].content[0].reasoningContent.redactedContent")

@@ -15,6 +15,7 @@ from typing import Any
 from .._checks import (
     check_int, expect_object, expected, get_object, get_optional_object, get_optional_str, get_str, missing,
 )
+from .._images import decode_base64
 from .._json import loads_strict
 from ..content import IMAGE_MEDIA_TYPES, ImagePart, ImageSource, ReasoningPart, TextPart, reasoning_part
 from ..errors import ValidationError
@@ -49,16 +50,21 @@ def block_kind(block: Any) -> tuple[str, Any]:
 
 
 def unsupported_block(kind: str) -> ValidationError:
+    """Return the error for a content block type agentmsg cannot carry (path: the type)."""
     return ValidationError(f"content block type {kind[:40]!r} is not supported", kind[:40], UNSUPPORTED)
 
 
 def blob_text(value: Any, path: str) -> str:
-    """Return a blob as base64 text: boto3 gives bytes, the JSON wire base64 text."""
+    """Return a blob as base64 text: boto3 gives bytes, the JSON wire base64 text (checked)."""
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(value).decode("ascii")
-    if type(value) is str:
-        return value
-    raise expected("bytes or base64 text", value, path)
+    if type(value) is not str:
+        raise expected("bytes or base64 text", value, path)
+    try:
+        decode_base64(value)
+    except ValueError:
+        raise ValidationError("must be base64 text", path, "pattern") from None
+    return value
 
 
 def _image_from(image: Any) -> ImagePart:
@@ -107,6 +113,7 @@ def _reasoning_from(value: Any) -> ReasoningPart:
 
 
 def assistant_from(content: list[Any]) -> ChatMessage:
+    """Return the assistant message of a turn's content blocks (text, ``toolUse``, ``reasoningContent``)."""
     texts: list[TextPart] = []
     calls: list[ToolCall] = []
     reasoning: list[ReasoningPart] = []
