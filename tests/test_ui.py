@@ -185,7 +185,8 @@ def test_agui_artifacts_progress_and_tool_errors() -> None:
     assert artifacts[-1]["replace"] is True and artifacts[-1]["content"]["artifact"]["content"] == "v2"
     assert artifacts[-1]["content"]["showInCanvas"] is True and artifacts[-1]["content"]["toolCallId"] == "t1"
     result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
-    assert result["content"] == "the index is gone" and result["error"] == "the index is gone"
+    assert result["content"] == agui.TOOL_ERROR_PREFIX + "the index is gone" and "error" not in result
+    AGUI_EVENT.validate_python(result)
     custom = next(e for e in out if e["type"] == "CUSTOM")
     assert custom["value"] == {"status": "done", "progress": 100, "message": "Finished", "artifactId": "a1"}
     assert out[-1]["result"] == {"answer": 42}
@@ -239,6 +240,33 @@ def test_aisdk_recipes_turn() -> None:
     assert aisdk.sse(out[0]) == b'data: {"type":"start","messageId":"a1"}\n\n'
 
 
+def test_aisdk_one_step_per_model_call() -> None:
+    seen, _ = recipes_turn()
+    kinds = [c["type"] for c in aisdk_chunks(seen)]
+    assert kinds.count("start-step") == kinds.count("finish-step") == 2  # two model calls
+    second = len(kinds) - kinds[::-1].index("start-step") - 1
+    assert kinds[second - 1] == "finish-step" and kinds[second + 1] == "text-start"
+    assert kinds.index("tool-output-available") < second  # the tool's results belong to the first step
+
+
+def test_tools_still_open_when_the_run_ends_end_as_errors() -> None:
+    turn = [events.ToolMessageStart(id="t1", tool_name="search", title="Searching", timestamp=STAMP),
+            events.ToolMessageUpdate(id="t1", patch={"status": "running"}),
+            events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True)]
+    chunks = aisdk_chunks(turn)
+    assert chunks[-2:] == [{"type": "tool-output-error", "toolCallId": "t1", "errorText": "the turn was cancelled",
+                            "dynamic": True}, {"type": "abort", "reason": "the turn was cancelled"}]
+    out = agui_events(turn)
+    check_agui_sequence(out)
+    result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
+    assert result["content"] == agui.TOOL_ERROR_PREFIX + "the turn was cancelled"
+    stopped = aisdk.AiSdkStream(message_id="a1")
+    for item in turn[:2]:
+        stopped.translate(item)
+    assert [c.get("errorText") for c in stopped.close()] == ["the turn ended before the tool finished",
+                                                             "the turn ended without a completion", None]
+
+
 def test_aisdk_error_turn_and_tool_errors() -> None:
     seen, _ = recipes_turn(fail=True)
     out = aisdk_chunks(seen)
@@ -258,9 +286,12 @@ def test_aisdk_error_turn_and_tool_errors() -> None:
 
 
 def test_aisdk_denied_call_is_output_denied() -> None:
-    seen, turn = recipes_turn(policy="deny")
+    seen, turn = recipes_turn(policy="deny")  # the policy denied it: no approval in the client's message
     out = aisdk_chunks(seen)
-    assert {"type": "tool-output-denied", "toolCallId": next(c["toolCallId"] for c in out if c["type"] == "tool-input-start")} in out
+    tool_id = next(c["toolCallId"] for c in out if c["type"] == "tool-input-start")
+    assert {"type": "tool-output-error", "toolCallId": tool_id, "errorText": "The user denied this tool call.",
+            "dynamic": True} in out
+    assert not any(c["type"] == "tool-output-available" for c in out)  # no preliminary output for a call never run
 
 
 # -- the request parsers -------------------------------------------------------------------------------
@@ -484,7 +515,7 @@ def test_agui_reasoning_arguments_and_an_approval_interrupt_then_resume() -> Non
     check_agui_sequence([*first, *second])
     assert second[0] == {"type": "RUN_STARTED", "threadId": "s1", "runId": "r2"}
     result = next(e for e in second if e["type"] == "TOOL_CALL_RESULT")
-    assert result["toolCallId"] == "t1" and result["error"] == "denied: not now"
+    assert result["toolCallId"] == "t1" and result["content"] == "Error: denied: not now" and "error" not in result
     assert second[-1]["outcome"] == {"type": "success"} and second[-1]["runId"] == "r2"
 
 
@@ -523,12 +554,14 @@ def test_aisdk_reasoning_arguments_approval_and_resume() -> None:
     denied = [c for item in resumed_turn(False) for c in stream.translate(item)]
     assert {"type": "tool-output-denied", "toolCallId": "t1"} in denied
     with_reason = aisdk.AiSdkStream(message_id="a2")
-    out = [c for item in [
-        events.ToolMessageStart(id="t2", tool_name="delete_recipe", title="", timestamp=STAMP),
-        events.ToolMessageUpdate(id="t2", patch={"content": "The user denied this tool call. Reason: not now"}),
-        events.ToolMessageComplete(id="t2", status="error", timestamp=STAMP, error="denied"),
+    for item in approval_turn():
+        with_reason.translate(item)
+    with_reason.close()
+    out = with_reason.resume() + [c for item in [
+        events.ToolMessageUpdate(id="t1", patch={"content": "The user denied this tool call. Reason: not now"}),
+        events.ToolMessageComplete(id="t1", status="error", timestamp=STAMP, error="denied"),
     ] for c in with_reason.translate(item)]
-    assert out[-1] == {"type": "tool-output-denied", "toolCallId": "t2"}
+    assert out[-1] == {"type": "tool-output-denied", "toolCallId": "t1"}
 
 
 def test_aisdk_cancelled_completion_is_an_abort() -> None:

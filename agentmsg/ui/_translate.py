@@ -19,7 +19,10 @@ from ..context import DENIED_RESULT
 from ..errors import ValidationError
 from ..events import Event, decode
 
-__all__ = ["Translator", "Out"]
+__all__ = ["Translator", "Out", "UNFINISHED"]
+
+UNFINISHED = "the turn ended before the tool finished"
+"""The error of a tool call still open when its run ends (a cancelled turn says its own reason)."""
 
 Out = list[dict[str, Any]]
 
@@ -27,7 +30,7 @@ Out = list[dict[str, Any]]
 class Translator:
     """The state machine of one run; subclasses supply the protocol's words through the ``_on_*`` hooks."""
 
-    __slots__ = ("started", "finished", "_text", "_tools", "_pending", "_answered")
+    __slots__ = ("started", "finished", "_text", "_tools", "_pending", "_asked", "_answered")
     _UNIT = "run"  # what error messages call one translation ("run", "stream")
 
     def __init__(self) -> None:
@@ -36,6 +39,7 @@ class Translator:
         self._text: str | None = None  # the open text message
         self._tools: dict[str, dict[str, Any]] = {}  # tool message id -> its live view
         self._pending: list[Any] = []  # the tool:approval:request events of this run
+        self._asked: set[str] = set()  # the tool messages whose approval an earlier run asked (and this one answers)
         self._answered = False  # a tool call of the current step has its result
 
     # -- what both protocols do -----------------------------------------------------------------
@@ -80,12 +84,10 @@ class Translator:
             out += self._on_tool_update(e.id, view)
         elif name == "tool:message:complete":
             view = self._view(e.id)
-            view["status"] = e.status
-            self._answered = True
             error = None
             if e.status == "error":
                 error = getattr(e, "error", None) or view["content"] or "the tool failed"
-            out += self._on_tool_complete(e.id, view, error, view["content"].startswith(DENIED_RESULT))
+            out += self._complete_tool(e.id, e.status, error)
         elif name == "tool:artifact":
             out += self._on_artifact(e)
         elif name == "progress":
@@ -95,13 +97,13 @@ class Translator:
             out += self._on_approval(e)
         elif name == "completion":
             self._end_text(out)
+            cancelled = not e.success and (getattr(e, "cancelled", None) or getattr(e, "code", None) == "cancelled")
+            self._end_tools(out, e.error if cancelled else UNFINISHED)
             self.finished = True
             if e.success:
                 out += self._on_success(e)
-            elif getattr(e, "cancelled", None) or getattr(e, "code", None) == "cancelled":
-                out += self._on_cancelled(e)
             else:
-                out += self._on_failure(e)
+                out += self._on_cancelled(e) if cancelled else self._on_failure(e)
             self._pending = []
         return out  # turn:start, chat:* and unknown events add nothing beyond the start
 
@@ -115,6 +117,8 @@ class Translator:
             return []
         out = [] if self.started else self._begin()
         self._end_text(out)
+        if not self._pending:
+            self._end_tools(out, UNFINISHED)
         self.finished = True
         out += self._on_paused() if self._pending else self._on_incomplete()
         return out
@@ -125,6 +129,7 @@ class Translator:
             raise ValidationError(f"only a {self._UNIT} that paused for an approval can be resumed", path, "protocol")
         self.finished = False
         self.started = False
+        self._asked.update(e.id for e in self._pending)
         self._pending = []
 
     def _begin(self) -> Out:
@@ -135,6 +140,18 @@ class Translator:
         if self._text is not None:
             out += self._on_text_end(self._text)
             self._text = None
+
+    def _complete_tool(self, tool_id: str, status: str, error: str | None) -> Out:
+        view = self._tools[tool_id]
+        view["status"] = status
+        self._answered = True
+        return self._on_tool_complete(tool_id, view, error, view["content"].startswith(DENIED_RESULT))
+
+    def _end_tools(self, out: Out, error: str) -> None:
+        """End the tool calls still open when the run ends: each failed with ``error``."""
+        for tool_id, view in self._tools.items():
+            if view["status"] not in ("completed", "error"):
+                out += self._complete_tool(tool_id, "error", error)
 
     def _step(self, out: Out) -> None:
         if self._answered:

@@ -51,7 +51,7 @@ from ._common import (
 from ._translate import Out, Translator
 
 __all__ = ["AguiRun", "RunInput", "Decision", "parse_run_input", "messages_snapshot", "error_events", "sse",
-           "TOOL_ACTIVITY", "ARTIFACT_ACTIVITY", "PROGRESS_EVENT", "CONTENT_TYPE"]
+           "TOOL_ACTIVITY", "ARTIFACT_ACTIVITY", "PROGRESS_EVENT", "TOOL_ERROR_PREFIX", "CONTENT_TYPE"]
 
 CONTENT_TYPE = "text/event-stream"
 TOOL_ACTIVITY = "agentmsg.tool"
@@ -60,6 +60,8 @@ ARTIFACT_ACTIVITY = "agentmsg.artifact"
 """The ``activityType`` of an artifact (``ACTIVITY_SNAPSHOT`` keyed ``artifact:<id>``)."""
 PROGRESS_EVENT = "agentmsg.progress"
 """The ``name`` of the ``CUSTOM`` event that carries ``progress``."""
+TOOL_ERROR_PREFIX = "Error: "
+"""How a failed tool call's ``TOOL_CALL_RESULT`` content begins (the error text follows it)."""
 APPROVAL_REASON = "tool_approval"
 _APPROVAL_SCHEMA = {
     "type": "object",
@@ -189,12 +191,10 @@ class AguiRun(Translator):
         return [self._activity(tool_id)]
 
     def _on_tool_complete(self, tool_id: str, view: dict[str, Any], error: str | None, denied: bool) -> Out:
-        result: dict[str, Any] = {"type": "TOOL_CALL_RESULT", "messageId": _result_id(tool_id),
-                                  "toolCallId": tool_id, "role": "tool", "content": view["content"]}
         if error is not None:
             view["error"] = error
-            result["content"] = view["content"] or error
-            result["error"] = error
+        result = {"type": "TOOL_CALL_RESULT", "messageId": _result_id(tool_id), "toolCallId": tool_id, "role": "tool",
+                  "content": view["content"] if error is None else TOOL_ERROR_PREFIX + error}
         return [self._activity(tool_id), result]
 
     def _on_artifact(self, event: Any) -> Out:
@@ -395,6 +395,7 @@ def messages_snapshot(history: ChatInit | Iterable[HistoryEntry]) -> dict[str, A
                                           "content": entry.content}
                 if entry.status == "error":
                     view["error"] = result["error"] = getattr(entry, "error", None) or entry.content or "the tool failed"
+                    result["content"] = TOOL_ERROR_PREFIX + result["error"]
                 out.append(result)
             out.append({"id": _activity_id(entry.id), "role": "activity", "activityType": TOOL_ACTIVITY, "content": view})
             for artifact_id in entry.artifact_ids:

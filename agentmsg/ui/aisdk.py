@@ -150,7 +150,12 @@ class AiSdkStream(Translator):
         return [{"type": "tool-input-start", **head},
                 {"type": "tool-input-available", **head, "input": {} if arguments is None else thaw_json(arguments)}]
 
+    def _on_next_step(self) -> Out:
+        return [{"type": "finish-step"}, {"type": "start-step"}]
+
     def _on_tool_update(self, tool_id: str, view: dict[str, Any]) -> Out:
+        if view["status"] != "running":  # a call that never ran (waiting, denied) shows no output before its end
+            return []
         return [{"type": "tool-output-available", "toolCallId": tool_id, "output": self._output(view), "dynamic": True,
                  "preliminary": True}]
 
@@ -158,8 +163,10 @@ class AiSdkStream(Translator):
         if error is None:
             return [{"type": "tool-output-available", "toolCallId": tool_id, "output": self._output(view),
                      "dynamic": True}]
-        if denied:  # denied (by a person or the policy), maybe with a reason
+        if denied and tool_id in self._asked:  # a person's denial: the client holds the approval it answered
             return [{"type": "tool-output-denied", "toolCallId": tool_id}]
+        if any(request.id == tool_id for request in self._pending):
+            return []  # asked and never answered: the AI SDK has no state for a withdrawn approval request
         return [{"type": "tool-output-error", "toolCallId": tool_id, "errorText": error, "dynamic": True}]
 
     def _on_artifact(self, event: Any) -> Out:
