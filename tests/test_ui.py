@@ -14,6 +14,7 @@ from pydantic import TypeAdapter
 from agentmsg import ChatMessage, ConversationHistory, events
 from agentmsg.agent import AgentTurn
 from agentmsg.errors import ValidationError
+from agentmsg.events.reducer import MAX_ARGUMENTS
 from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
 from agentmsg.providers import openai
 from agentmsg.ui import agui, aisdk
@@ -587,3 +588,124 @@ def test_history_with_entry_ids_arguments_and_errors() -> None:
     (_, message) = aisdk.ui_messages(init)
     (part,) = message["parts"]
     assert part["input"] == {"name": "Omelette"} and part["errorText"] == "denied: not now"
+
+
+# -- streamed tool arguments (tool:message:args) ---------------------------------------------------------
+
+
+def streamed_turn(pieces: list[str], *, policy: str = "auto") -> tuple[list[events.Event], AgentTurn]:
+    """Run a turn whose model streams (Chat Completions chunks) one call's arguments in ``pieces``."""
+    registry = ToolRegistry()
+
+    @registry.register(safe=True)
+    def find_recipe(name: str) -> str:
+        """Find one recipe by name."""
+        return f"{name}: eggs, milk"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    def model(body: dict[str, Any]) -> Any:
+        if body["messages"][-1]["role"] == "tool":
+            return [chunk({"role": "assistant", "content": "Found it."}), chunk({}, "stop")]
+        calls = [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "find_recipe", "arguments": ""}}]
+        calls += [{"index": 0, "function": {"arguments": piece}} for piece in pieces]
+        return [chunk({"role": "assistant", "content": "Let me look."}),
+                *[chunk({"tool_calls": [call]}) for call in calls], chunk({}, "tool_calls")]
+
+    seen: list[events.Event] = []
+    turn = AgentTurn(openai, ConversationHistory([ChatMessage.system("You are a cook.")]), "Omelette?", tools=registry,
+                     policy=ApprovalPolicy(default=policy), params={"model": "gpt-4o", "stream": True},
+                     on_event=seen.append)
+    turn.run(model)
+    return seen, turn
+
+
+PIECES = ['{"na', 'me": "Ome', 'lette"}']
+
+
+def test_agent_turn_streams_tool_arguments_as_tool_message_args() -> None:
+    seen, turn = streamed_turn(PIECES)
+    assert turn.outcome is not None and turn.outcome.status == "completed"
+    kinds = [e.EVENT for e in seen]
+    start = kinds.index("tool:message:start")
+    assert kinds[start - 1] == "message:end"  # the text ends before the tool message starts
+    assert kinds[start + 1:start + 4] == ["tool:message:args"] * 3 and kinds.count("tool:message:start") == 1
+    args = [e for e in seen if isinstance(e, events.ToolMessageArgs)]
+    assert [a.chunk for a in args] == PIECES and {a.id for a in args} == {seen[start].id}
+    assert seen[start].arguments is None and seen[start].tool_call_id == "call_1"
+    session = events.SessionReducer(clock=lambda: STAMP)  # the reducer puts the pieces together
+    session.apply(events.ChatRequest(message="Omelette?"))
+    for event in seen:
+        session.apply(event)
+    (tool,) = [m for m in session.history() if m.get("kind") == "tool"]
+    assert tool["arguments"] == {"name": "Omelette"} and tool["status"] == "completed"
+
+
+def test_streamed_arguments_through_both_translators() -> None:
+    seen, _ = streamed_turn(PIECES)
+    out = agui_events(seen)
+    check_agui_sequence(out)
+    kinds = [e["type"] for e in out]
+    start = kinds.index("TOOL_CALL_START")
+    assert kinds[start:start + 5] == ["TOOL_CALL_START"] + ["TOOL_CALL_ARGS"] * 3 + ["TOOL_CALL_END"]
+    assert [e["delta"] for e in out[start + 1:start + 4]] == PIECES
+    chunks = aisdk_chunks(seen)
+    kinds = [c["type"] for c in chunks]
+    start = kinds.index("tool-input-start")
+    assert kinds[start:start + 5] == ["tool-input-start"] + ["tool-input-delta"] * 3 + ["tool-input-available"]
+    assert [c["inputTextDelta"] for c in chunks[start + 1:start + 4]] == PIECES
+    assert chunks[start + 4]["input"] == {"name": "Omelette"} and chunks[start + 4]["toolName"] == "find_recipe"
+
+
+def test_tool_message_args_refusals() -> None:
+    session = events.SessionReducer(clock=lambda: STAMP)
+    session.apply(events.ChatRequest(message="Go"))
+    session.apply(events.ToolMessageStart(id="t1", tool_name="f", title="", status="pending", timestamp=STAMP,
+                                          arguments={"a": 1}))
+    session.apply(events.ToolMessageStart(id="t2", tool_name="f", title="", status="pending", timestamp=STAMP))
+    session.apply(events.MessageStart(id="m1"))
+    cases = [(events.ToolMessageArgs(id="t1", chunk="{}"), "protocol", "id"),  # the start gave them whole
+             (events.ToolMessageArgs(id="m1", chunk="{}"), "protocol", "id"),  # a chat message
+             (events.ToolMessageArgs(id="t9", chunk="{}"), "unknown", "id"),
+             (events.ToolMessageArgs(id="t2", chunk="x" * (MAX_ARGUMENTS + 1)), "size", "chunk")]
+    for event, code, path in cases:
+        with pytest.raises(ValidationError) as caught:
+            session.apply(event)
+        assert (caught.value.code, caught.value.path) == (code, path)
+    session.apply(events.ToolMessageArgs(id="t2", chunk='{"a": '))
+    assert session.messages[2].arguments is None  # not whole yet
+    session.apply(events.ToolMessageUpdate(id="t2", patch={"status": "running"}))
+    with pytest.raises(ValidationError) as caught:
+        session.apply(events.ToolMessageArgs(id="t2", chunk="2}"))  # the tool runs: its arguments are done
+    assert caught.value.code == "protocol"
+    run = aisdk.AiSdkStream(message_id="a1")  # a translator refuses arguments once the call's input ended
+    run.translate(events.ToolMessageStart(id="t1", tool_name="f", title="", timestamp=STAMP))
+    run.translate(events.Progress(status="running", progress=1))
+    with pytest.raises(ValidationError) as caught:
+        run.translate(events.ToolMessageArgs(id="t1", chunk="{}"))
+    assert (caught.value.code, caught.value.path) == ("protocol", "id")
+
+
+def test_a_stream_cut_off_ends_its_started_tool_messages() -> None:
+    registry = ToolRegistry()
+
+    def model(body: dict[str, Any]) -> Any:
+        yield {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o", "choices": [
+            {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                                   "function": {"name": "find", "arguments": '{"q'}}]},
+             "finish_reason": None}]}
+        raise ConnectionError("the connection dropped")
+
+    seen: list[events.Event] = []
+    turn = AgentTurn(openai, ConversationHistory([ChatMessage.system("You search.")]), "Go", tools=registry, params={"model": "gpt-4o", "stream": True},
+                     on_event=seen.append)
+    turn.run(model)
+    assert [e.EVENT for e in seen] == ["turn:start", "tool:message:start", "tool:message:args", "tool:message:complete",
+                                       "completion"]
+    assert seen[3].status == "error" and seen[3].error == "the model's answer ended before this call was whole"
+    chunks = aisdk_chunks(seen)
+    assert [c["type"] for c in chunks][-5:] == ["tool-input-delta", "tool-input-available", "tool-output-error",
+                                                "error", "finish"]
+    assert chunks[-4]["input"] == {}  # the cut-off JSON is no object

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import require_program
-from test_ui import STAMP, check_agui_sequence
+from test_ui import PIECES, STAMP, check_agui_sequence, streamed_turn
 from test_ui_clients import JS, TIMEOUT, node  # noqa: F401  (the fixture that installs the clients)
 
 from agentmsg import ChatMessage, ConversationHistory, events
@@ -143,6 +143,7 @@ SCENARIOS: dict[str, Callable[[], list[Segment]]] = {
     "denied by the policy": lambda: run_turn([("list_recipes", {})], policy="deny"),
     "cancel at the approval": lambda: run_turn([("list_recipes", {})], policy="ask", cancel_at_approval=True),
     "cancel mid-tool": lambda: run_turn([("slow_search", {})]),
+    "streamed arguments": lambda: [Segment(streamed_turn(PIECES)[0])],
     "cancel mid-stream": lambda: handmade(events.MessageStart(id="m1"), events.MessageChunk(id="m1", chunk="Let me"),
                                           CANCELLED),
     "cancel before the tool's end": lambda: handmade(
@@ -249,7 +250,7 @@ def model_roles(model: list[dict[str, Any]]) -> list[str]:
 
 
 TOOL_SCENARIOS = ("one tool", "two parallel tools", "a failing tool", "reasoning", "approve", "deny with a reason",
-                  "denied by the policy")
+                  "denied by the policy", "streamed arguments")
 
 
 @pytest.mark.parametrize("package", AI_PACKAGES)
@@ -303,3 +304,16 @@ def test_a_tools_error_reaches_ag_ui_clients(node: str, name: str) -> None:  # n
         assert tool["content"].startswith(agui.TOOL_ERROR_PREFIX) and FAILED_TOOLS[name] in tool["content"], tool
     else:
         assert all(not m["content"].startswith(agui.TOOL_ERROR_PREFIX) for m in tools), tools
+
+
+@pytest.mark.parametrize("package", AI_PACKAGES)
+def test_tool_arguments_stream_to_both_clients(node: str, package: str) -> None:  # noqa: F811
+    result = replayed(node, "streamed arguments")
+    chunks = [c for s in result.streams for c in s["chunks"]]
+    assert [c["inputTextDelta"] for c in chunks if c["type"] == "tool-input-delta"] == PIECES
+    part = final_tool(result, package)
+    assert part["state"] == "output-available" and part["input"] == {"name": "Omelette"}
+    events = [e for run in result.runs for e in run["events"]]
+    assert [e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS"] == PIECES
+    (call,) = [c for m in result.agui["messages"] if m["role"] == "assistant" for c in m.get("toolCalls", [])]
+    assert json.loads(call["function"]["arguments"]) == {"name": "Omelette"}

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._frozen import thaw_json
+from .._json import loads_strict
 from ..context import DENIED_RESULT
 from ..errors import ValidationError
 from ..events import Event, decode
@@ -30,7 +32,7 @@ Out = list[dict[str, Any]]
 class Translator:
     """The state machine of one run; subclasses supply the protocol's words through the ``_on_*`` hooks."""
 
-    __slots__ = ("started", "finished", "_text", "_tools", "_pending", "_asked", "_answered")
+    __slots__ = ("started", "finished", "_text", "_tools", "_streaming", "_pending", "_asked", "_answered")
     _UNIT = "run"  # what error messages call one translation ("run", "stream")
 
     def __init__(self) -> None:
@@ -38,6 +40,7 @@ class Translator:
         self.finished = False
         self._text: str | None = None  # the open text message
         self._tools: dict[str, dict[str, Any]] = {}  # tool message id -> its live view
+        self._streaming: tuple[str, list[str]] | None = None  # the tool call whose arguments stream, and them so far
         self._pending: list[Any] = []  # the tool:approval:request events of this run
         self._asked: set[str] = set()  # the tool messages whose approval an earlier run asked (and this one answers)
         self._answered = False  # a tool call of the current step has its result
@@ -51,6 +54,8 @@ class Translator:
         out = [] if self.started else self._begin()
         e: Any = event  # one of the Event classes; which one its name says
         name = e.EVENT
+        if self._streaming is not None and not (name == "tool:message:args" and e.id == self._streaming[0]):
+            self._end_input(out)
         if name == "message:start":
             self._end_text(out)
             self._step(out)
@@ -78,6 +83,19 @@ class Translator:
             self._tools[e.id] = {"toolName": e.tool_name, "status": e.status, "title": e.title, "content": e.content,
                                  "progressText": e.progress_text}
             out += self._on_tool_start(e)
+            arguments = getattr(e, "arguments", None)
+            if arguments is None:  # the arguments may stream (tool:message:args) until the next other event
+                self._streaming = (e.id, [])
+            else:
+                out += self._on_tool_input(e.id, thaw_json(arguments), False)
+        elif name == "tool:message:args":
+            if self._streaming is None:
+                self._view(e.id)
+                raise ValidationError("the tool call's arguments have ended: tool:message:args comes right after "
+                                      "tool:message:start", "id", "protocol")
+            self._streaming[1].append(e.chunk)
+            if e.chunk:
+                out += self._on_tool_args(e.id, e.chunk)
         elif name == "tool:message:update":
             view = self._view(e.id)
             view.update(e.patch)
@@ -117,6 +135,8 @@ class Translator:
             return []
         out = [] if self.started else self._begin()
         self._end_text(out)
+        if self._streaming is not None:
+            self._end_input(out)
         if not self._pending:
             self._end_tools(out, UNFINISHED)
         self.finished = True
@@ -140,6 +160,18 @@ class Translator:
         if self._text is not None:
             out += self._on_text_end(self._text)
             self._text = None
+
+    def _end_input(self, out: Out) -> None:
+        assert self._streaming is not None
+        tool_id, pieces = self._streaming
+        self._streaming = None
+        arguments: Any = None
+        if pieces:
+            try:
+                arguments = loads_strict("".join(pieces))
+            except ValidationError:  # cut off or not JSON: the call shows no arguments
+                arguments = None
+        out += self._on_tool_input(tool_id, arguments if isinstance(arguments, dict) else None, True)
 
     def _complete_tool(self, tool_id: str, status: str, error: str | None) -> Out:
         view = self._tools[tool_id]
@@ -177,6 +209,10 @@ class Translator:
     def _on_reasoning_delta(self, reasoning_id: str, delta: str) -> Out: raise NotImplementedError
     def _on_reasoning_end(self, reasoning_id: str) -> Out: raise NotImplementedError
     def _on_tool_start(self, event: Any) -> Out: raise NotImplementedError
+    def _on_tool_args(self, tool_id: str, chunk: str) -> Out: raise NotImplementedError
+    # arguments: the call's (None when unknown); streamed: they came as tool:message:args
+    def _on_tool_input(self, tool_id: str, arguments: dict[str, Any] | None, streamed: bool) -> Out:
+        raise NotImplementedError
     def _on_tool_update(self, tool_id: str, view: dict[str, Any]) -> Out: raise NotImplementedError
     # error: the failure's text (None when the call completed); denied: the content is a denial's
     def _on_tool_complete(self, tool_id: str, view: dict[str, Any], error: str | None, denied: bool) -> Out:

@@ -87,14 +87,22 @@ class AguiRun(Translator):
 
     >>> from .. import events
     >>> run = AguiRun(thread_id="s1", run_id="r1")
-    >>> out = run.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
-    ...                                             timestamp="2024-05-01T12:00:00Z"))
-    >>> [(e["type"], e.get("toolCallId") or e.get("messageId")) for e in out]
-    [('RUN_STARTED', None), ('TOOL_CALL_START', 't1'), ('TOOL_CALL_END', 't1'), ('ACTIVITY_SNAPSHOT', 't1:activity')]
+    >>> out = run.translate(events.ToolMessageStart(id="t1", tool_name="find_recipe", title="Calling find_recipe",
+    ...                                             status="pending", timestamp="2024-05-01T12:00:00Z"))
+    >>> out += run.translate(events.ToolMessageArgs(id="t1", chunk='{"name": '))
+    >>> out += run.translate(events.ToolMessageArgs(id="t1", chunk='"Omelette"}'))
+    >>> out += run.translate(events.ToolMessageUpdate(id="t1", patch={"status": "running"}))
+    >>> [(e["type"], e.get("delta") or e.get("toolCallId") or e.get("messageId")) for e in out]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('RUN_STARTED', None), ('TOOL_CALL_START', 't1'), ('TOOL_CALL_ARGS', '{"name": '),
+     ('TOOL_CALL_ARGS', '"Omelette"}'), ('TOOL_CALL_END', 't1'), ('ACTIVITY_SNAPSHOT', 't1:activity'),
+     ('ACTIVITY_SNAPSHOT', 't1:activity')]
 
     The first event is ``RUN_STARTED`` (sent before whatever comes first; ``turn:start`` only
     starts the run); a text message is ended before a tool call starts and before the run ends;
-    the tool message's id is the AG-UI ``toolCallId``. After ``completion`` the run is
+    the tool message's id is the AG-UI ``toolCallId``. A call's arguments are one
+    ``TOOL_CALL_ARGS`` when ``tool:message:start`` has them, else one per ``tool:message:args``;
+    ``TOOL_CALL_END`` follows at the next other event. After ``completion`` the run is
     ``finished`` and further events are refused (``ValidationError``, code ``protocol``).
     """
 
@@ -177,14 +185,16 @@ class AguiRun(Translator):
                 {"type": "REASONING_END", "messageId": reasoning_id}]
 
     def _on_tool_start(self, event: Any) -> Out:
-        tool_id = event.id
-        start: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": tool_id, "toolCallName": event.tool_name}
+        start: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": event.id, "toolCallName": event.tool_name}
         if self._parent is not None:
             start["parentMessageId"] = self._parent
-        out = [start]
-        arguments = getattr(event, "arguments", None)
-        if arguments is not None:
-            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": tool_id, "delta": arguments_json(arguments)})
+        return [start]
+
+    def _on_tool_args(self, tool_id: str, chunk: str) -> Out:
+        return [{"type": "TOOL_CALL_ARGS", "toolCallId": tool_id, "delta": chunk}]
+
+    def _on_tool_input(self, tool_id: str, arguments: dict[str, Any] | None, streamed: bool) -> Out:
+        out = [] if streamed or arguments is None else self._on_tool_args(tool_id, arguments_json(arguments))
         return out + [{"type": "TOOL_CALL_END", "toolCallId": tool_id}, self._activity(tool_id)]
 
     def _on_tool_update(self, tool_id: str, view: dict[str, Any]) -> Out:

@@ -70,10 +70,18 @@ class AiSdkStream(Translator):
 
     >>> from .. import events
     >>> stream = AiSdkStream(message_id="a1")
-    >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
-    ...                                                   timestamp="2024-05-01T12:00:00Z"))
-    >>> [(c["type"], c.get("toolCallId")) for c in chunks]
-    [('start', None), ('start-step', None), ('tool-input-start', 't1'), ('tool-input-available', 't1')]
+    >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="find_recipe", title="Calling find_recipe",
+    ...                                                   status="pending", timestamp="2024-05-01T12:00:00Z"))
+    >>> chunks += stream.translate(events.ToolMessageArgs(id="t1", chunk='{"name": "Omelette"}'))
+    >>> chunks += stream.translate(events.ToolMessageUpdate(id="t1", patch={"status": "running"}))
+    >>> [(c["type"], c.get("inputTextDelta") or c.get("input")) for c in chunks]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('start', None), ('start-step', None), ('tool-input-start', None), ('tool-input-delta', '{"name": "Omelette"}'),
+     ('tool-input-available', {'name': 'Omelette'}), ('tool-output-available', None)]
+
+    A call's arguments come whole in ``tool-input-available`` when ``tool:message:start`` has
+    them; else each ``tool:message:args`` is a ``tool-input-delta`` and ``tool-input-available``
+    (their JSON parsed, ``{}`` when it is not an object) follows at the next other event.
 
     Tools are dynamic tools (``dynamic-tool`` parts, the client declares none): the tool message
     id is the ``toolCallId``, and the output (preliminary while the tool runs, final at
@@ -145,10 +153,17 @@ class AiSdkStream(Translator):
         return [{"type": "reasoning-end", "id": reasoning_id}]
 
     def _on_tool_start(self, event: Any) -> Out:
-        arguments = getattr(event, "arguments", None)
-        head = {"toolCallId": event.id, "toolName": event.tool_name, "dynamic": True, "title": event.title}
-        return [{"type": "tool-input-start", **head},
-                {"type": "tool-input-available", **head, "input": {} if arguments is None else thaw_json(arguments)}]
+        return [{"type": "tool-input-start", **self._head(event.id)}]
+
+    def _on_tool_args(self, tool_id: str, chunk: str) -> Out:
+        return [{"type": "tool-input-delta", "toolCallId": tool_id, "inputTextDelta": chunk}]
+
+    def _on_tool_input(self, tool_id: str, arguments: dict[str, Any] | None, streamed: bool) -> Out:
+        return [{"type": "tool-input-available", **self._head(tool_id), "input": {} if arguments is None else arguments}]
+
+    def _head(self, tool_id: str) -> dict[str, Any]:
+        view = self._tools[tool_id]
+        return {"toolCallId": tool_id, "toolName": view["toolName"], "dynamic": True, "title": view["title"]}
 
     def _on_next_step(self) -> Out:
         return [{"type": "finish-step"}, {"type": "start-step"}]
