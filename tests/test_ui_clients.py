@@ -372,3 +372,33 @@ def wait_for_after(client: Client, name: str, start: int) -> Any:
                 return payload
         assert time.monotonic() < deadline, f"no {name} within {TIMEOUT} s"
         time.sleep(0.02)
+
+
+def test_a_new_message_instead_of_an_approval_cancels_the_waiting_turn(node: str, tmp_path: Path) -> None:
+    server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
+    try:
+        result = run_js(node, "aisdk_client.mjs", {"url": server.url + "/api/aisdk", "token": "wedge-token-1",
+                                                   "chatId": "aisdk-wedge",
+                                                   "steps": [{"text": QUESTION}, {"text": "Never mind."}]})
+        run = {**RUN, "threadId": "agui-wedge"}
+        token = "wedge-token-1"
+        _, _, paused = post_sse(server, "/api/agui", json.dumps(run).encode(), token)
+        _, _, again = post_sse(server, "/api/agui", json.dumps(
+            {**run, "runId": "r2", "messages": [{"id": "u2", "role": "user", "content": "Never mind."}]}).encode(), token)
+        client = Client(server, token)
+        histories = {key: client.call("chat:init", {"sessionId": key})["messages"] for key in ("aisdk-wedge", "agui-wedge")}
+        client.close()
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out
+    asked, then = result["turns"]
+    assert asked["chunks"][-1] == {"type": "finish", "finishReason": "tool-calls"}
+    assert then["errors"] == [] and then["invalid"] == [] and then["chunks"][0]["type"] == "start"  # not "busy"
+    assert result["validated"] == "ok"  # the unanswered approval stays approval-requested: valid
+    assert paused[-1]["outcome"]["type"] == "interrupt"
+    check_agui_sequence(again)
+    assert again[0]["type"] == "RUN_STARTED" and again[-1]["type"] == "RUN_FINISHED"
+    for messages in histories.values():  # the waiting turn was recorded as cancelled, then the new one ran
+        first = next(m for m in messages if m.get("kind") == "tool")
+        assert first["status"] == "error" and first["error"] == "the user sent a new message"
+        assert [m["content"] for m in messages if m["role"] == "user"] == [QUESTION, "Never mind."]

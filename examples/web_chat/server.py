@@ -25,7 +25,9 @@ Endpoints:
 - ``POST /api/agui``: an AG-UI ``RunAgentInput`` (``threadId`` is the session id), answered with AG-UI
   events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
   body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
-  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md).
+  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md). A new user message
+  there while the session's turn waits for approval cancels that turn (an HTTP client cannot send
+  ``chat:cancel``; the cancel is recorded and sent to the room) and starts the new one.
 
 Bad client input never reaches the agent: it is answered with a ``chat:error`` event
 (``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
@@ -115,6 +117,7 @@ R = TypeVar("R")
 SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
 SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
+SUPERSEDED = "the user sent a new message"  # why a turn left waiting for approval ends when an HTTP client writes again
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
@@ -883,16 +886,20 @@ class ChatServer:
             return await self._refuse(sid, error)
         reason = "the turn was cancelled"
         if session.outbox is None:  # waiting for approval: no task drives the turn, this one does
-            def work() -> str:
-                _cancel(turn, reason)
-                return "cancelled"
-
-            await self.drive(session, self._broadcast(session), work)
-            await self.release(session)
+            await self.cancel_waiting(session, turn, reason)
         else:  # a task drives it: note the cancel, then wake a stream read so the turn sees it now
             await asyncio.get_running_loop().run_in_executor(None, _cancel, turn, reason)
             session.reader.stop()
         return {"sessionId": session.id, "turnId": turn.id, "status": "cancelled"}
+
+    async def cancel_waiting(self, session: Session, turn: AgentTurn, reason: str) -> None:
+        """Cancel a turn that waits for approval (no task drives it): its events go to the room; free the session."""
+        def work() -> str:
+            _cancel(turn, reason)
+            return "cancelled"
+
+        await self.drive(session, self._broadcast(session), work)
+        await self.release(session)
 
     async def on_approval(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
@@ -1035,6 +1042,10 @@ class ChatServer:
             if message is not None:
                 request = _chat_request(message, session_id)
                 session = await self.session(session_id, user)
+                waiting = session.turn
+                if session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None:
+                    # an HTTP client cannot send chat:cancel: its new message ends the turn it left waiting
+                    await self.cancel_waiting(session, waiting, SUPERSEDED)
                 await self.claim(session)
                 self.ui_paused.pop(session.id, None)
                 if protocol == "agui":
