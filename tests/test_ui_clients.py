@@ -402,3 +402,20 @@ def test_a_new_message_instead_of_an_approval_cancels_the_waiting_turn(node: str
         first = next(m for m in messages if m.get("kind") == "tool")
         assert first["status"] == "error" and first["error"] == "the user sent a new message"
         assert [m["content"] for m in messages if m["role"] == "user"] == [QUESTION, "Never mind."]
+
+
+def test_anonymous_callers_are_told_to_send_their_token(server: Server) -> None:
+    thread = f"anon-{uuid.uuid4().hex}"
+    status, _, first = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread}).encode())
+    assert status == 200 and first[-1]["type"] == "RUN_FINISHED"  # an anonymous caller may open a session
+    _, _, again = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread, "runId": "r2"}).encode())
+    (refusal,) = again
+    assert refusal["type"] == "RUN_ERROR" and refusal["code"] == "forbidden"
+    assert "'Authorization: Bearer <token>'" in refusal["message"]
+    chat = f"anon-{uuid.uuid4().hex}"
+    post_sse(server, "/api/aisdk", json.dumps({**CHAT, "id": chat}).encode())
+    _, _, again = post_sse(server, "/api/aisdk", json.dumps({**CHAT, "id": chat}).encode())
+    assert again[0]["type"] == "error" and again[0]["errorText"].endswith("(code forbidden)")
+    assert "'Authorization: Bearer <token>'" in again[0]["errorText"]
+    _, _, owned = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread}).encode(), "someone-else-1")
+    assert "Authorization" not in owned[0]["message"]  # a caller with a token is told only that it is not theirs

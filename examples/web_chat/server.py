@@ -637,10 +637,10 @@ class ChatServer:
         owner = await self.directory.owner(session_id)
         if owner is None:
             if user.startswith("anon:") and (session is not None or stored):
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
             owner = await self.directory.set_owner(session_id, user)
         if owner != user:
-            raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+            raise _not_yours(user)
         if session is None:
             room = session_room(session_id)
 
@@ -659,7 +659,7 @@ class ChatServer:
         if session is not None:
             owner = await self.directory.owner(session_id)
             if owner is not None and owner != user:
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
         turn = session.turn if session is not None else None
         if session is None or turn is None or turn.state == "done":
             raise ClientError("protocol", "sessionId", "sessionId: no turn is running in this session (on this server)", 409)
@@ -1157,6 +1157,14 @@ class ChatServer:
             self.ui_paused[session.id] = translator
         await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
                     False)
+
+
+def _not_yours(user: str) -> ClientError:
+    """Return the refusal of another user's session; an anonymous caller learns how to continue one."""
+    hint = (" (a caller without a token is a new user each time: send a token, over HTTP "
+            "'Authorization: Bearer <token>', over Socket.IO auth {token}, to continue a session)")
+    return ClientError("forbidden", "sessionId", "sessionId: this session is not yours"
+                       + (hint if user.startswith("anon:") else ""), 403)
 
 
 def _http_user(headers: dict[str, str]) -> str:
