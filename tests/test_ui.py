@@ -256,7 +256,7 @@ def test_tools_still_open_when_the_run_ends_end_as_errors() -> None:
             events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True)]
     chunks = aisdk_chunks(turn)
     assert chunks[-2:] == [{"type": "tool-output-error", "toolCallId": "t1", "errorText": "the turn was cancelled",
-                            "dynamic": True}, {"type": "abort", "reason": "the turn was cancelled"}]
+                            "dynamic": True}, {"type": "abort"}]
     out = agui_events(turn)
     check_agui_sequence(out)
     result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
@@ -335,6 +335,7 @@ BIG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2048).decode()
      "messages[0].role"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": "  "}]}, "value", "messages[0].content"),
     ({**RUN, "messages": [{"id": "u", "role": "user"}]}, "missing", "messages[0].content"),
+    ({**RUN, "messages": [{"id": 7, "role": "user", "content": "x"}]}, "type", "messages[0].id"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": [{"type": "audio", "source": {}}]}]}, "unsupported",
      "messages[0].content[0].type"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
@@ -392,6 +393,8 @@ def test_parse_request_reads_text_images_and_approvals() -> None:
     ({**CHAT, "trigger": 1}, "type", "trigger"),
     ({**CHAT, "trigger": "regenerate-message"}, "unsupported", "trigger"),
     ({**CHAT, "messages": []}, "value", "messages"),
+    ({**CHAT, "messages": [{"id": 7, "role": "user", "parts": [{"type": "text", "text": "x"}]}]}, "type",
+     "messages[0].id"),  # as AG-UI refuses it (parse_run_input)
     ({**CHAT, "messages": [{"id": "s", "role": "system", "parts": []}]}, "value", "messages[0].role"),
     ({**CHAT, "messages": [{"id": "a", "role": "assistant", "parts": [{"type": "text", "text": "x"}]}]}, "value",
      "messages[0].parts"),
@@ -571,7 +574,7 @@ def test_aisdk_cancelled_completion_is_an_abort() -> None:
     out += stream.translate(events.MessageStart(id="m1"))
     out += stream.translate(events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True))
     assert [c["type"] for c in out] == ["start", "start-step", "text-start", "text-end", "abort"]
-    assert out[-1]["reason"] == "the turn was cancelled" and stream.close() == []
+    assert out[-1] == {"type": "abort"} and stream.close() == []
 
 
 def test_history_with_entry_ids_arguments_and_errors() -> None:
@@ -709,3 +712,12 @@ def test_a_stream_cut_off_ends_its_started_tool_messages() -> None:
     assert [c["type"] for c in chunks][-5:] == ["tool-input-delta", "tool-input-available", "tool-output-error",
                                                 "error", "finish"]
     assert chunks[-4]["input"] == {}  # the cut-off JSON is no object
+
+
+def test_a_translator_bounds_the_streamed_arguments() -> None:
+    stream = aisdk.AiSdkStream(message_id="a1")
+    stream.translate(events.ToolMessageStart(id="t1", tool_name="f", title="", status="pending", timestamp=STAMP))
+    stream.translate(events.ToolMessageArgs(id="t1", chunk="x" * MAX_ARGUMENTS))
+    with pytest.raises(ValidationError) as caught:
+        stream.translate(events.ToolMessageArgs(id="t1", chunk="x"))
+    assert (caught.value.code, caught.value.path) == ("size", "chunk")

@@ -28,7 +28,7 @@ from agentmsg.ui import agui, aisdk
 
 pytestmark = pytest.mark.e2e
 
-AI_PACKAGES = ("ai", "ai7")  # tests/js/package.json: ai 6.x and ai 7.x (an npm alias)
+AI_PACKAGES = ("ai600", "ai", "ai7")  # tests/js/package.json: ai 6.0.0, the newest 6.x and 7.x (npm aliases)
 
 
 # -- the scenarios: real turns ---------------------------------------------------------------------------
@@ -222,6 +222,9 @@ def test_every_scenario_passes_the_ai_sdks_own_checks(node: str, name: str, pack
     out = replayed(node, name).aisdk[package]
     assert out["invalid"] == [], out["invalid"]
     assert out["errors"] == (["the model call failed (ConnectionError)"] if name == "a failed turn" else [])
+    if package == "ai600" and name == "a failed turn":  # ai 6.0.0 refuses the empty assistant message it made itself
+        assert out["messages"][-1]["parts"] == [] and "too_small" in out["validated"]
+        return
     assert out["validated"] == "ok", (out["validated"], out["messages"])
     assert "error" not in (out["model"] or {}), out["model"]
     for part in tool_parts(out["messages"][-1]):
@@ -288,7 +291,7 @@ def test_a_tool_cancelled_mid_run_ends_as_an_error(node: str, package: str) -> N
     result = replayed(node, "cancel mid-tool")  # a local tool is not interrupted: its result stands, final
     part = final_tool(result, package)
     assert part["state"] == "output-available" and "preliminary" not in part and part["output"]["content"] == "too late"
-    assert result.streams[-1]["chunks"][-1] == {"type": "abort", "reason": "the user stopped the turn"}
+    assert result.streams[-1]["chunks"][-1] == {"type": "abort"}
 
 
 FAILED_TOOLS = {"a failing tool": "LookupError", "denied by the policy": "The user denied this tool call.",

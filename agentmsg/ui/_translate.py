@@ -3,9 +3,13 @@
 Theory of operation: ``Translator.translate`` keeps the state both protocols need (the run has
 started or finished, the open text message, each tool message's live view, the calls waiting
 for a person, whether the current model call's tool calls have been answered) and calls one
-hook per thing that happened (``_on_text_start``, ``_on_tool_complete``, ``_on_completion``
-...). A protocol module subclasses it and implements the hooks, each returning that protocol's
+hook per thing that happened (``_on_text_start``, ``_on_tool_complete``, ``_on_success`` ...).
+A protocol module subclasses it and implements the hooks, each returning that protocol's
 events; the order rules live here, once.
+
+A tool call's input is open from a ``tool:message:start`` without ``arguments`` until the next
+event that is not a ``tool:message:args`` of it (each piece goes out as it comes); then the
+pieces, parsed (at most ``MAX_ARGUMENTS`` characters), end the input.
 
 A *step* is one model call and what its tool calls did: the step ends when a tool call of it
 has been answered and the next model call starts talking (reasoning, text or a new tool call).
@@ -20,6 +24,7 @@ from .._json import loads_strict
 from ..context import DENIED_RESULT
 from ..errors import ValidationError
 from ..events import Event, decode
+from ..events.reducer import MAX_ARGUMENTS
 
 __all__ = ["Translator", "Out", "UNFINISHED"]
 
@@ -32,7 +37,7 @@ Out = list[dict[str, Any]]
 class Translator:
     """The state machine of one run; subclasses supply the protocol's words through the ``_on_*`` hooks."""
 
-    __slots__ = ("started", "finished", "_text", "_tools", "_streaming", "_pending", "_asked", "_answered")
+    __slots__ = ("started", "finished", "_text", "_tools", "_streaming", "_streamed_size", "_pending", "_asked", "_answered")
     _UNIT = "run"  # what error messages call one translation ("run", "stream")
 
     def __init__(self) -> None:
@@ -41,6 +46,7 @@ class Translator:
         self._text: str | None = None  # the open text message
         self._tools: dict[str, dict[str, Any]] = {}  # tool message id -> its live view
         self._streaming: tuple[str, list[str]] | None = None  # the tool call whose arguments stream, and them so far
+        self._streamed_size = 0
         self._pending: list[Any] = []  # the tool:approval:request events of this run
         self._asked: set[str] = set()  # the tool messages whose approval an earlier run asked (and this one answers)
         self._answered = False  # a tool call of the current step has its result
@@ -85,7 +91,7 @@ class Translator:
             out += self._on_tool_start(e)
             arguments = getattr(e, "arguments", None)
             if arguments is None:  # the arguments may stream (tool:message:args) until the next other event
-                self._streaming = (e.id, [])
+                self._streaming, self._streamed_size = (e.id, []), 0
             else:
                 out += self._on_tool_input(e.id, thaw_json(arguments), False)
         elif name == "tool:message:args":
@@ -93,6 +99,10 @@ class Translator:
                 self._view(e.id)
                 raise ValidationError("the tool call's arguments have ended: tool:message:args comes right after "
                                       "tool:message:start", "id", "protocol")
+            self._streamed_size += len(e.chunk)
+            if self._streamed_size > MAX_ARGUMENTS:
+                raise ValidationError(f"the streamed arguments must be at most {MAX_ARGUMENTS} characters", "chunk",
+                                      "size")
             self._streaming[1].append(e.chunk)
             if e.chunk:
                 out += self._on_tool_args(e.id, e.chunk)

@@ -199,7 +199,7 @@ class AiSdkStream(Translator):
         return [{"type": "finish-step"}, {"type": "finish", "finishReason": "stop"}]
 
     def _on_cancelled(self, event: Any) -> Out:
-        return [{"type": "abort", "reason": event.error}]
+        return [{"type": "abort"}]  # no reason: ai 6.0.0's strict chunk schema refuses the key
 
     def _on_failure(self, event: Any) -> Out:
         return [{"type": "error", "errorText": event.error}, {"type": "finish", "finishReason": "error"}]
@@ -279,6 +279,7 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     index = len(messages) - 1
     path = join("messages", index)
     last = obj(messages[index], path)
+    optional_text(last.get("id"), join(path, "id"))
     role = last.get("role")
     parts = array(last.get("parts"), join(path, "parts"))
     if role == "assistant":
