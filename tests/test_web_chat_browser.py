@@ -32,6 +32,13 @@ WEB_CHAT = ROOT / "examples" / "web_chat"
 CLIENT_JS = WEB_CHAT / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
 QUESTION = "What recipes do I have?"
 ANSWER = "You have 3 recipes: Pancakes, Tomato soup and Omelette."
+RECIPES_SCENARIO = [
+    ("user", QUESTION),
+    ("chat", "Let me check your cookbook."),
+    ("tool", "Calling list_recipes completed"),  # a tool message shows its summary line until opened
+    ("chat", ANSWER),
+]
+ARTIFACTS = ROOT / "tests" / "artifacts" / "web_chat"  # screenshots every test leaves (git-ignored)
 NPM_TIMEOUT = 300  # seconds for `npm ci` (11 small packages) on a fresh checkout
 
 _spec = importlib.util.spec_from_file_location("web_chat_screenshot", WEB_CHAT / "screenshot.py")
@@ -118,6 +125,13 @@ class Page:
     def state(self) -> str:
         return str(self.driver.find_element(By.ID, "state").text)
 
+    def shot(self, name: str) -> Path:
+        """Save a screenshot of the page as ``tests/artifacts/web_chat/<name>.png`` and return its path."""
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
     def read_console(self) -> list[dict[str, Any]]:
         self.console += self.driver.get_log("browser")
         return self.console
@@ -165,14 +179,14 @@ def test_recipes_scenario_in_the_browser(page: Page) -> None:
     with evidence_on_failure(page):
         page.open()
         assert page.ask(QUESTION) == "done"
-        assert page.entries() == [
-            ("user", QUESTION),
-            ("chat", "Let me check your cookbook."),
-            ("tool", "Calling list_recipes [completed]\nPancakes\nTomato soup\nOmelette"),
-            ("chat", ANSWER),
-        ]
+        assert page.entries() == RECIPES_SCENARIO
         tool = page.driver.find_element(By.CSS_SELECTOR, "#log .tool")
         assert tool.get_attribute("data-status") == "completed"
+        assert not tool.find_element(By.CSS_SELECTOR, ".result").is_displayed()  # collapsed until clicked
+        tool.find_element(By.CSS_SELECTOR, "summary").click()
+        assert tool.find_element(By.CSS_SELECTOR, ".args").text == "{}"
+        assert tool.find_element(By.CSS_SELECTOR, ".result").text == "Pancakes\nTomato soup\nOmelette"
+        page.shot("recipes-scenario")
         seen = page.driver.execute_script("return window.seen")
         answers = [texts for texts in seen["chat"].values() if texts[-1] == ANSWER]
         assert len(answers) == 1 and len(answers[0]) > 2, seen  # streamed: the answer grew chunk by chunk
@@ -181,12 +195,7 @@ def test_recipes_scenario_in_the_browser(page: Page) -> None:
         assert severe(page) == []
         # a reload shows the same conversation, from the server's chat:init
         page.open()
-        assert page.entries() == [
-            ("user", QUESTION),
-            ("chat", "Let me check your cookbook."),
-            ("tool", "Calling list_recipes [completed]\nPancakes\nTomato soup\nOmelette"),
-            ("chat", ANSWER),
-        ]
+        assert page.entries() == RECIPES_SCENARIO
         assert severe(page) == []
 
 
