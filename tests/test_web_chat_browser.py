@@ -518,19 +518,28 @@ def test_approve_and_deny_a_tool_call_with_a_reason(model_page: Page) -> None:
         assert tool.find_element(By.CSS_SELECTOR, ".tool-error").text == "The user denied this tool call. Reason: not today"
         assert page.entries()[-1] == ("chat", "Done.")
 
-        # asked again, then the page is reloaded: the pending call is offered again, and approved
+        # asked again and stopped: the buttons go, the call is not run
         type_and_send(page, "Show me pancakes")
         wait_until(page, "document.querySelectorAll('#log .approval').length === 1", "no second approval was asked")
+        page.driver.find_element(By.ID, "stop").click()
+        wait_until(page, "document.getElementById('state').textContent === 'stopped'", "the waiting turn did not stop")
+        assert page.driver.find_elements(By.CSS_SELECTOR, "#log .approval") == []
+        assert page.entries()[-1] == ("notice", "Stopped.")
+        assert page.driver.find_elements(By.CSS_SELECTOR, "#log .tool")[-1].get_attribute("data-status") != "completed"
+
+        # asked again, then the page is reloaded: the pending call is offered again, and approved
+        type_and_send(page, "Show me pancakes")
+        wait_until(page, "document.querySelectorAll('#log .approval').length === 1", "no third approval was asked")
         page.open()
         wait_until(page, "document.querySelectorAll('#log .approval').length === 1", "the reload lost the approval")
         assert not page.driver.find_element(By.ID, "send").is_enabled()
         page.driver.find_element(By.CSS_SELECTOR, "#log .approval .approve").click()
         wait_until(page, "document.getElementById('state').textContent === 'done'", "the approved turn did not end")
         tools = page.driver.find_elements(By.CSS_SELECTOR, "#log .tool")
-        assert [t.get_attribute("data-status") for t in tools] == ["error", "completed"]
+        assert [t.get_attribute("data-status") for t in tools] == ["error", "error", "completed"]
         assert page.entries()[-1] == ("chat", "Done.")
-        tools[1].find_element(By.CSS_SELECTOR, "summary").click()
-        assert "flour" in tools[1].find_element(By.CSS_SELECTOR, ".result").text  # the MCP tool ran
+        tools[2].find_element(By.CSS_SELECTOR, "summary").click()
+        assert "flour" in tools[2].find_element(By.CSS_SELECTOR, ".result").text  # the MCP tool ran
         page.shot("approval-decided")
         assert severe(page) == []
 
