@@ -252,7 +252,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
             try:
                 if t is dict or t is FrozenDict:
                     item = _freeze_dict(item)
-                    thaw: Callable[[Any], Any] = _thaw_nested if item._nested else dict
+                    thaw: Callable[[Any], Any] = thaw_checked if item._nested else dict
                 elif t is list or t is tuple:
                     item = _freeze_seq(item)
                     if type(item) is tuple:
@@ -285,7 +285,17 @@ def thaw_json(value: Any) -> Any:
 
     >>> thaw_json(freeze_json({"a": [1, {"b": 2}]}))
     {'a': [1, {'b': 2}]}
+
+    A value nested too deeply to copy (the walk needs more frames than freezing it took)
+    raises ``ValidationError`` with code ``depth``, as freezing it would.
     """
+    try:
+        return _thaw(value)
+    except RecursionError:
+        raise ValidationError("nested too deeply", "", "depth") from None
+
+
+def _thaw(value: Any) -> Any:
     t = type(value)
     if t is FrozenDict:
         try:
@@ -305,16 +315,14 @@ def thaw_json(value: Any) -> Any:
 # The walkers copy a container, then replace the containers in the copy. A FrozenDict made by
 # freeze_json names them (``_nested``) and holds only such FrozenDicts and tuples, so
 # ``thaw_checked`` visits just those keys; anything else is walked value by value.
-def thaw_checked(value: FrozenDict, nested: Nested) -> dict[str, Any]:
+def thaw_checked(value: FrozenDict, nested: Nested | None = None) -> dict[str, Any]:
     """Thaw a FrozenDict freeze_json made, given its ``_nested`` (non-empty): the hot path of ``to_dict``."""
     out = dict(value)
+    if nested is None:  # a nested FrozenDict's thaw: one frame per level, as freezing took
+        nested = value._nested
     for key, thaw in nested:
         out[key] = thaw(out[key])
     return out
-
-
-def _thaw_nested(value: FrozenDict) -> dict[str, Any]:
-    return thaw_checked(value, value._nested)
 
 
 def _thaw_dict(value: Any) -> dict[str, Any]:
@@ -322,7 +330,7 @@ def _thaw_dict(value: Any) -> dict[str, Any]:
     for key, item in out.items():
         t = type(item)
         if t is FrozenDict or t is dict:
-            out[key] = thaw_json(item) if t is FrozenDict else _thaw_dict(item)
+            out[key] = _thaw(item) if t is FrozenDict else _thaw_dict(item)
         elif t is tuple or t is list:
             out[key] = _thaw_list(item)
     return out
