@@ -26,8 +26,8 @@ is one ``ReasoningPart`` per ``summary_text`` (the first holds ``encrypted_conte
 ``signature``, all share its ``id``); an item with no summary is one part with empty text. The
 id of the item right after a reasoning item (``fc_...``, ``msg_...``) is the part's ``anchor``;
 ``to_messages`` sends that item, with its id, right after the reasoning item (the API refuses
-a reasoning item without its following item), the next call for an ``fc_`` anchor. Other item ids and ``status``
-are not kept (a call is answered by ``call_id``). Reasoning from another provider is not sent.
+a reasoning item without its following item), the next call for an ``fc_`` anchor. Other item
+ids and ``status`` are not kept (a call is answered by ``call_id``). Reasoning from another provider is not sent.
 Function tools are always sent with ``strict`` (the Responses API takes a missing ``strict``
 as true, so ``from_tools`` does too). A tool result's ``is_error`` becomes an ``Error: ``
 prefix; base64 images travel as ``data:`` URLs with ``detail: "auto"``.
