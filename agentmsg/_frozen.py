@@ -286,29 +286,25 @@ def thaw_json(value: Any) -> Any:
     >>> thaw_json(freeze_json({"a": [1, {"b": 2}]}))
     {'a': [1, {'b': 2}]}
 
-    A value nested too deeply to copy (the walk needs more frames than freezing it took)
-    raises ``ValidationError`` with code ``depth``, as freezing it would.
+    Thawing takes one frame per level, as freezing does; a value too deep for the stack left
+    at the call raises ``ValidationError`` with code ``depth``, as freezing it would.
     """
+    t = type(value)
     try:
-        return _thaw(value)
+        if t is FrozenDict:
+            try:
+                nested = value._nested
+            except AttributeError:  # built directly, not by freeze_json
+                return _thaw_dict(value)
+            if not nested:
+                return dict(value)
+            return thaw_checked(value, nested)
+        if t is tuple or t is list:
+            return _thaw_list(value)
+        if t is dict:
+            return _thaw_dict(value)
     except RecursionError:
         raise ValidationError("nested too deeply", "", "depth") from None
-
-
-def _thaw(value: Any) -> Any:
-    t = type(value)
-    if t is FrozenDict:
-        try:
-            nested = value._nested
-        except AttributeError:  # built directly, not by freeze_json
-            return _thaw_dict(value)
-        if not nested:
-            return dict(value)
-        return thaw_checked(value, nested)
-    if t is tuple or t is list:
-        return _thaw_list(value)
-    if t is dict:
-        return _thaw_dict(value)
     return value
 
 
@@ -330,7 +326,7 @@ def _thaw_dict(value: Any) -> dict[str, Any]:
     for key, item in out.items():
         t = type(item)
         if t is FrozenDict or t is dict:
-            out[key] = _thaw(item) if t is FrozenDict else _thaw_dict(item)
+            out[key] = thaw_json(item) if t is FrozenDict else _thaw_dict(item)
         elif t is tuple or t is list:
             out[key] = _thaw_list(item)
     return out
