@@ -45,7 +45,7 @@ from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
     ANTHROPIC_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages, dump_arguments,
     expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, not_a_message,
