@@ -9,7 +9,9 @@ The turn decides; the ``Reporter`` only says so, in the order the chat client ex
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .._frozen import FrozenDict, thaw_json
@@ -29,7 +31,9 @@ from ..events import (
     ToolMessageStart,
     ToolMessageUpdate,
     TurnStart,
+    encode,
 )
+from ..events.journal import JOURNAL_EVENTS
 from ..io.mcp import McpToolResult
 from ..messages import ChatMessage
 from ..records import RequestedToolCall
@@ -38,7 +42,9 @@ from ..records import RequestedToolCall
 class Reporter:
     """Emit one turn's socket events to ``on_event`` (nothing when it is None).
 
-    ``tool_ids`` maps each tool call's id to the id of its tool message in the events.
+    ``tool_ids`` maps each tool call's id to the id of its tool message in the events. With
+    ``journal``, the events that change a history (``JOURNAL_EVENTS``) are also kept, as wire
+    pairs, until ``take_journal``: the turn saves them beside its messages.
     """
 
     def __init__(
@@ -48,6 +54,7 @@ class Reporter:
         session_id: str | None,
         new_id: Callable[[], str],
         clock: Callable[[], str],
+        journal: bool = False,
     ) -> None:
         self.on_event = on_event
         self.turn_id = turn_id
@@ -57,14 +64,49 @@ class Reporter:
         self.tool_ids: dict[str, str] = {}
         self._running: set[str] = set()
         self._announced = False
+        self._journaling = journal
+        self._journal: list[list[Any]] = []
+        self._journal_lock = threading.Lock()  # MCP progress is reported from the threads that run the calls
+        self._held: list[Event] | None = None
 
     def emit(self, event: Event) -> None:
-        """Pass ``event`` on, after ``turn:start`` if it is the turn's first."""
+        """Pass ``event`` on, after ``turn:start`` if it is the turn's first (kept back while ``held``)."""
+        if self._journaling and event.EVENT in JOURNAL_EVENTS:
+            with self._journal_lock:
+                self._journal.append(list(encode(event)))
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            self._deliver(event)
+
+    def _deliver(self, event: Event) -> None:
         if self.on_event is not None:
             if not self._announced:
                 self._announced = True
                 self.on_event(TurnStart(turn_id=self.turn_id, session_id=self.session_id))
             self.on_event(event)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep the events emitted in the block back until it ends (their journal is saved first)."""
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for event in held:
+                self._deliver(event)
+
+    def take_journal(self, *, text: bool) -> list[list[Any]]:
+        """Return the events kept since the last call; ``text=False`` leaves the chunks out (a message holds them)."""
+        with self._journal_lock:
+            taken, self._journal = self._journal, []
+        return _joined(taken, text)
+
+    def peek_journal(self) -> list[list[Any]]:
+        """Return the events kept since the last ``take_journal`` (chunks joined), and keep them."""
+        with self._journal_lock:
+            return _joined(list(self._journal), True)
 
     def answer(self) -> AnswerReport:
         """Return the reporter of one model answer."""
@@ -162,7 +204,7 @@ class AnswerReport:
         self._end_reasoning()
         if self._message_id is None:
             self._message_id = self._report.new_id()
-            self._report.emit(MessageStart(id=self._message_id))
+            self._report.emit(MessageStart(id=self._message_id, timestamp=self._report.clock()))
         self.said.append(piece)
         self._report.emit(MessageChunk(id=self._message_id, chunk=piece))
 
@@ -192,3 +234,17 @@ def _short(text: str, limit: int = 500) -> str:
     """Return ``text`` cut to ``limit`` characters for an event's ``error`` (a note for the user, no stack)."""
     text = text.strip() or "failed"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _joined(events: list[list[Any]], text: bool) -> list[list[Any]]:
+    """Return journal events with each run of one message's chunks joined into one (or, without ``text``, left out)."""
+    out: list[list[Any]] = []
+    for name, payload in events:
+        if name == "message:chunk":
+            if not text:
+                continue
+            if out and out[-1][0] == name and out[-1][1]["id"] == payload["id"]:
+                out[-1] = [name, {**out[-1][1], "chunk": out[-1][1]["chunk"] + payload["chunk"]}]
+                continue
+        out.append([name, payload])
+    return out

@@ -38,6 +38,7 @@ from __future__ import annotations
 from .history import TOOL_STATUSES, ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
 from .protocol import EVENT_NAMES, REMOVED_EVENTS, Event, decode, encode, room_for, session_room
 from .reducer import SessionReducer
+from .journal import close_interrupted, restore
 from .requests import ChatCancel, ChatInitRequest, ChatRequest, ImageAttachment, ToolApprovalResponse
 from .stream import (
     COMPLETION_CODES,
@@ -84,6 +85,8 @@ __all__ = [
     "ToolEntry",
     "HistoryEntry",
     "SessionReducer",
+    "restore",
+    "close_interrupted",
     "encode",
     "decode",
     "session_room",

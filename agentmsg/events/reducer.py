@@ -62,8 +62,11 @@ class SessionReducer:
     (``protocol``); a ``completion`` needs an open turn (``protocol``, also when sent twice), a
     ``finalArtifactId`` that names a known artifact (``unknown``), and an artifact stays bound to
     its first message (``unique``). ``clock`` stamps the user and
-    chat messages, whose events carry no timestamp (default: UTC now); ``new_id``, when given,
-    gives each user entry an id (default: none, as before). Thread-safe.
+    chat messages whose events carry no timestamp (default: UTC now); ``new_id``, when given,
+    gives each user entry an id that its ``chat:send`` does not carry (default: none, as
+    before). A ``chat:send`` with an ``id`` and ``timestamp`` (the server's echo) makes the user
+    entry with them, and its image becomes the entry's ``image`` (a ``data:`` URL); a failed
+    ``completion`` is kept on the user entry of its turn (``completion``). Thread-safe.
 
     The turn, message, reasoning and approval events have rules of their own: ``turn:start``
     names the turn ``chat:send`` opened (or opens one), and ``completion``,
@@ -93,6 +96,7 @@ class SessionReducer:
         self._artifacts: dict[str, FrozenDict] = {}
         self._owner: dict[str, str] = {}  # artifact id -> tool message id
         self._turn: Literal["none", "open", "completed"] = "none"
+        self._turn_entry: int | None = None  # the index of the user entry that opened the turn
         self._progress: Progress | None = None
         self._completion: Completion | None = None
         if init is not None:
@@ -117,6 +121,7 @@ class SessionReducer:
             for artifact_id in entry.artifact_ids
         }
         self._turn = "none"
+        self._turn_entry = None
         self._progress = None
         self._completion = None
 
@@ -246,14 +251,18 @@ class SessionReducer:
             raise ValidationError(f"{name} needs a running turn", "", "protocol")
 
     def _on_send(self, event: ChatRequest) -> None:
-        entry_id = None
-        if self._new_entry_id is not None:
+        entry_id = event.id
+        if entry_id is not None:
+            self._new_id(entry_id)
+        elif self._new_entry_id is not None:
             entry_id = self._new_entry_id()
             if entry_id in self._index or entry_id in self._reasoning:
                 raise ValidationError("new_id gave an id already used in the session", "id", "unique")
-        entry = UserEntry(id=entry_id, content=event.message, timestamp=self._stamp())
+        image = event.image.data_url() if event.image is not None else None
+        entry = UserEntry(id=entry_id, content=event.message, timestamp=event.timestamp or self._stamp(), image=image)
         if entry_id is not None:
             self._index[entry_id] = len(self._entries)
+        self._turn_entry = len(self._entries)
         self._entries.append(entry)
         self._turn = "open"
         self._turn_id = None
@@ -271,13 +280,15 @@ class SessionReducer:
     def _on_turn_start(self, event: TurnStart) -> None:
         if self._turn == "open" and self._turn_id is not None:
             raise ValidationError("a turn is already running; it must complete first", "turnId", "protocol")
+        if self._turn != "open":
+            self._turn_entry = None  # a turn no chat:send opened: no user entry to mark
         self._turn = "open"
         self._turn_id = event.turn_id
 
     def _on_start(self, event: MessageStart) -> None:
         self._new_id(event.id)
         self._not_reasoning("message:start")
-        entry = ChatEntry(id=event.id, content=event.content, timestamp=self._stamp())
+        entry = ChatEntry(id=event.id, content=event.content, timestamp=event.timestamp or self._stamp())
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
         self._chunks[event.id] = [event.content]
@@ -402,6 +413,10 @@ class SessionReducer:
         if event.turn_id is not None:
             self._turn_id = event.turn_id
         self._completion = event
+        opened = None if self._turn_entry is None else self._entries[self._turn_entry]
+        if not event.success and type(opened) is UserEntry:
+            self._entries[self._turn_entry] = replace(opened, completion=FrozenDict(event.to_dict()))  # type: ignore[index]  # set with opened
+        self._turn_entry = None
         self._open_messages.clear()  # a server that never sends message:end: its messages close here
         self._asked.clear()
 

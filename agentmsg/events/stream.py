@@ -43,6 +43,7 @@ COMPLETION_CODES = FrozenDict(
         "tool": "a tool failed in a way the model cannot recover from",
         "step_limit": "the step limit was reached with tool calls still coming",
         "internal": "the backend's own failure (a bug, not the client's)",
+        "interrupted": "the process running the turn stopped (a restart, a kill) before it ended",
     }
 )
 """The ``code`` values of a failed ``completion`` this package sends (any non-empty string decodes)."""
@@ -72,6 +73,9 @@ class MessageStart(Codec):
 
     >>> MessageStart(id="m1").to_dict()
     {'id': 'm1', 'role': 'assistant', 'content': ''}
+
+    ``timestamp`` (optional) is when the message began: the history entry's timestamp (without
+    it, a reducer stamps the entry with its own clock).
     """
 
     EVENT: ClassVar[str] = "message:start"
@@ -81,6 +85,7 @@ class MessageStart(Codec):
         default="assistant", metadata=row("role", check_choice, ("assistant",), required=True, show=False)
     )
     content: str = field(default="", metadata=row("content", check_str, show=size("char")))
+    timestamp: str | None = field(default=None, metadata=row("timestamp", check_wire_timestamp, optional=True, show=False))
 
 
 @field_table()
@@ -392,7 +397,7 @@ class Completion(Codec):
 
     ``turnId`` names the turn (as its ``turn:start`` did); a failed completion may say why with
     ``code`` (``COMPLETION_CODES``: ``cancelled``, ``model``, ``tool``, ``step_limit``,
-    ``internal``; any non-empty string decodes) and ``cancelled: true`` when it was cancelled.
+    ``internal``, ``interrupted``; any non-empty string decodes) and ``cancelled: true`` when it was cancelled.
     Absent optional fields are omitted.
     """
 
