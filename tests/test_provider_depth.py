@@ -16,14 +16,14 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from agentmsg import ChatMessage, ToolCall, ToolDefinition, ValidationError
-from agentmsg.providers import anthropic, gemini, ollama, openai, openai_responses
+from agentmsg.providers import anthropic, bedrock, gemini, ollama, openai, openai_responses
 from test_provider_fuzz import nodes, replaced
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures"
 DEPTH = 10_000
 CODECS: dict[str, Any] = {
     "openai": openai, "vllm": openai, "anthropic": anthropic, "reasoning": anthropic, "ollama": ollama,
-    "openai-responses": openai_responses, "gemini": gemini,
+    "openai-responses": openai_responses, "gemini": gemini, "bedrock": bedrock,
 }
 
 
@@ -76,13 +76,15 @@ def decoders(codec: Any, name: str, doc: Any) -> Iterator[Callable[[], Any]]:
         return
     for key, system in (("messages", "system"), ("input", "instructions"), ("contents", "systemInstruction")):
         if key in doc:
-            if codec in (anthropic, openai_responses, gemini):
+            if codec in (anthropic, openai_responses, gemini, bedrock):
                 yield lambda: codec.from_messages(doc[key], doc.get(system))
             else:
                 yield lambda: codec.from_messages(doc[key])
             break
     if "tools" in doc:
         yield lambda: codec.from_tools(doc["tools"])
+    if type(doc.get("toolConfig")) is dict and "tools" in doc["toolConfig"]:
+        yield lambda: codec.from_tools(doc["toolConfig"]["tools"])
 
 
 def _shape(path: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -168,7 +170,7 @@ def test_definitions_and_arguments_near_the_depth_bound_encode_to_every_provider
         tool = ToolDefinition("t", "d", _schema(deepest_tool - margin))
         call = ToolCall("c1", "t", _schema(deepest_call - margin))
         messages = [ChatMessage.user("hi"), ChatMessage.assistant(tool_calls=[call]), ChatMessage.tool("c1", "ok")]
-        for codec in (openai, anthropic, ollama, openai_responses, gemini):
+        for codec in (openai, anthropic, ollama, openai_responses, gemini, bedrock):
             for encode in (lambda: codec.to_tools([tool]), lambda: codec.to_messages(messages)):
                 try:
                     assert encode()
