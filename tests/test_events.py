@@ -120,6 +120,7 @@ def test_event_names_are_the_protocols() -> None:
         "reasoning:chunk",
         "reasoning:end",
         "tool:message:start",
+        "tool:message:args",
         "tool:message:update",
         "tool:message:complete",
         "tool:approval:request",

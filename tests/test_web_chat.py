@@ -138,7 +138,7 @@ def names(events: list[tuple[str, Any]]) -> list[str]:
 
 
 SCENARIO = ["chat:send", "turn:start", "message:start", "message:chunk", "message:end", "tool:message:start",
-            "tool:message:update", "progress", "tool:message:update", "tool:message:complete", "message:start",
+            "tool:message:args", "tool:message:update", "progress", "tool:message:update", "tool:message:complete", "message:start",
             "message:chunk", "message:end", "completion"]
 
 
@@ -453,13 +453,14 @@ def test_approval_round_trip_and_refusals(tmp_path: Path) -> None:
         session_id = alice.call("chat:init", {})["sessionId"]
         ack = alice.call("chat:send", {"message": QUESTION, "conversation_id": session_id})
         assert ack == {"sessionId": session_id, "status": "approval"}
-        asked = SCENARIO[:6] + ["progress", "tool:approval:request"]  # (progress: "Running 0 tool call(s)")
+        asked = SCENARIO[:7] + ["progress", "tool:approval:request"]  # (progress: "Running 0 tool call(s)")
         assert names(alice.events) == asked
         turn_id = alice.events[1][1]["turnId"]
         start = dict(alice.events)["tool:message:start"]
         request = dict(alice.events)["tool:approval:request"]
         assert request == {"id": start["id"], "turnId": turn_id, "toolName": "list_recipes", "arguments": {}}
-        assert start["status"] == "pending" and start["arguments"] == {} and start["toolCallId"].startswith("toolu_")
+        assert start["status"] == "pending" and start["toolCallId"].startswith("toolu_")
+        assert "arguments" not in start and dict(alice.events)["tool:message:args"] == {"id": start["id"], "chunk": "{}"}
 
         # refusals: someone else's session, a bad payload, a call that does not wait, a busy session
         refused = [
@@ -476,7 +477,7 @@ def test_approval_round_trip_and_refusals(tmp_path: Path) -> None:
 
         ack = alice.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": True})
         assert ack == {"sessionId": session_id, "status": "completed"}
-        assert names(alice.events) == asked + SCENARIO[6:]
+        assert names(alice.events) == asked + SCENARIO[7:]
         assert alice.events[-1][1]["success"] is True and alice.events[-1][1]["turnId"] == turn_id
         assert alice.events[-1][1]["result"]["text"] == ANSWER
         again = alice.call("tool:approval:response", {"sessionId": session_id, "id": start["id"], "approved": True})

@@ -27,6 +27,7 @@ from ..events import (
     ReasoningStart,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
@@ -37,6 +38,7 @@ from ..events.journal import JOURNAL_EVENTS
 from ..io.mcp import McpToolResult
 from ..messages import ChatMessage
 from ..records import RequestedToolCall
+from ..streaming import ToolCallDelta
 
 
 class Reporter:
@@ -62,6 +64,7 @@ class Reporter:
         self.new_id = new_id
         self.clock = clock
         self.tool_ids: dict[str, str] = {}
+        self.streamed: list[tuple[str, str]] = []  # (tool message id, name) of the calls the last answer streamed
         self._running: set[str] = set()
         self._announced = False
         self._journaling = journal
@@ -110,15 +113,25 @@ class Reporter:
 
     def answer(self) -> AnswerReport:
         """Return the reporter of one model answer."""
+        self.streamed = []
         return AnswerReport(self)
 
     # --- tool calls --------------------------------------------------------------------------
 
     def tool_pending(self, item: RequestedToolCall) -> None:
-        """Announce a call the model asked for, under a new tool message."""
+        """Announce a call the model asked for, under a new tool message (or the one its stream started)."""
+        if self.streamed and self.streamed[0][1] == item.name:  # the answer streamed this call: its message exists
+            self.tool_ids[item.id] = self.streamed.pop(0)[0]
+            return
         tool_id = self.tool_ids[item.id] = self.new_id()
         self.emit(ToolMessageStart(id=tool_id, tool_name=item.name, title=f"Calling {item.name}", status="pending",
                                    timestamp=self.clock(), arguments=thaw_json(item.call.arguments), tool_call_id=item.id))
+
+    def tools_announced(self, error: str = "the model's answer did not keep this call") -> None:
+        """End the tool messages a stream started for calls its answer does not have (none, normally)."""
+        for tool_id, _ in self.streamed:
+            self.emit(ToolMessageComplete(id=tool_id, status="error", timestamp=self.clock(), error=error))
+        self.streamed = []
 
     def tool_running(self, item: RequestedToolCall) -> None:
         """Mark a call as running (once)."""
@@ -190,14 +203,39 @@ class AnswerReport:
     keeps the text so far.
     """
 
-    __slots__ = ("_report", "_message_id", "_reasoning_id", "_reasoning_index", "said")
+    __slots__ = ("_report", "_message_id", "_reasoning_id", "_reasoning_index", "_calls", "said")
 
     def __init__(self, report: Reporter) -> None:
         self._report = report
         self._message_id: str | None = None
         self._reasoning_id: str | None = None
         self._reasoning_index = 0
+        self._calls: dict[int, _StreamedCall] = {}  # by the stream's index
         self.said: list[str] = []
+
+    def tool_call(self, delta: ToolCallDelta) -> None:
+        """Report a piece of a streamed tool call: its tool message starts once its name is known.
+
+        The arguments follow as ``tool:message:args``; what is open (reasoning, text) ends first.
+        """
+        call = self._calls.get(delta.index)
+        if call is None:
+            call = self._calls[delta.index] = _StreamedCall()
+        call.call_id = call.call_id or delta.id
+        call.name = call.name or delta.name
+        if delta.arguments_delta:
+            call.pieces.append(delta.arguments_delta)
+        if call.tool_id is None:
+            if call.name is None:
+                return  # the pieces wait for the name
+            self.end()
+            call.tool_id = self._report.new_id()
+            self._report.streamed.append((call.tool_id, call.name))
+            self._report.emit(ToolMessageStart(id=call.tool_id, tool_name=call.name, title=f"Calling {call.name}",
+                                               status="pending", timestamp=self._report.clock(), tool_call_id=call.call_id))
+        if call.pieces:
+            self._report.emit(ToolMessageArgs(id=call.tool_id, chunk="".join(call.pieces)))
+            call.pieces = []
 
     def text(self, piece: str) -> None:
         """Report a piece of the answer's text."""
@@ -228,6 +266,18 @@ class AnswerReport:
         if self._reasoning_id is not None:
             self._report.emit(ReasoningEnd(id=self._reasoning_id))
             self._reasoning_id = None
+
+
+class _StreamedCall:
+    """A tool call as its answer streams: its tool message (once its name is known) and pieces not yet sent."""
+
+    __slots__ = ("tool_id", "call_id", "name", "pieces")
+
+    def __init__(self) -> None:
+        self.tool_id: str | None = None
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.pieces: list[str] = []
 
 
 def _short(text: str, limit: int = 500) -> str:

@@ -88,7 +88,7 @@ from ..io.store import MessageStore
 from ..messages import ChatMessage
 from ..providers import Response
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..streaming import ReasoningDelta
+from ..streaming import ReasoningDelta, ToolCallDelta
 from ._namespace import ToolNamespace
 from ._report import Reporter
 
@@ -132,6 +132,10 @@ class Outcome:
     def __repr__(self) -> str:
         extra = f", pending={len(self.pending)}" if self.pending else ""
         return f"Outcome(status={self.status!r}, steps={self.steps}{extra})"
+
+
+CUT_OFF = "the model's answer ended before this call was whole"
+"""The error of a tool message a stream started when the answer fails or is cancelled."""
 
 
 def _new_id() -> str:
@@ -353,20 +357,25 @@ class AgentTurn:
                         elif type(delta) is ReasoningDelta:
                             if delta.text:
                                 report.reasoning(delta.text, delta.index)
+                        elif type(delta) is ToolCallDelta:
+                            report.tool_call(delta)
                     if self._cancel_reason is not None:  # asked from another thread: stop reading
                         break
                 if self._cancel_reason is not None:  # (also when the caller ended the stream for the cancel)
                     report.end()
+                    self._report.tools_announced(self._cancel_reason)
                     _close_stream(answer)
                     self._cancel_now(self._cancel_reason, "".join(report.said))
                     return
                 response = parser.finish()
         except ValidationError as exc:
             report.end()
+            self._report.tools_announced(CUT_OFF)
             self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc, code="model")
             return
         except Exception as exc:  # the stream's transport failed half way
             report.end()
+            self._report.tools_announced(CUT_OFF)
             self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc, code="model")
             return
         report.end()
@@ -383,6 +392,7 @@ class AgentTurn:
 
     def _take(self, message: ChatMessage) -> None:
         if not message.tool_calls:
+            self._report.tools_announced()
             self._append([message])
             self._finish("completed", message=message)
             return
@@ -392,6 +402,7 @@ class AgentTurn:
         with self._report.held():  # the tool messages are announced once the message that asks for them is saved
             for item in self._request.calls:
                 self._report.tool_pending(item)
+            self._report.tools_announced()
             self._append([message])
         self.state = "tools"
 

@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .._checks import expected
-from .._frozen import FrozenDict
+from .._frozen import FrozenDict, check_json_object
+from .._json import loads_strict
 from .._time import check_wire_timestamp, now_wire_timestamp
 from ..errors import ValidationError
 from .history import FINAL_STATUSES, ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
@@ -29,13 +30,17 @@ from .stream import (
     ReasoningStart,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
     TurnStart,
 )
 
-__all__ = ["SessionReducer"]
+__all__ = ["SessionReducer", "MAX_ARGUMENTS"]
+
+MAX_ARGUMENTS = 1 << 20
+"""The bound of one tool message's streamed arguments (``tool:message:args``), in characters."""
 
 
 class SessionReducer:
@@ -93,6 +98,8 @@ class SessionReducer:
         self._entries: list[HistoryEntry] = []
         self._index: dict[str, int] = {}
         self._chunks: dict[str, list[str]] = {}  # chat message id -> text not yet folded in
+        self._args: dict[str, list[str]] = {}  # tool message id -> its streamed arguments (tool:message:args)
+        self._args_size: dict[str, int] = {}
         self._artifacts: dict[str, FrozenDict] = {}
         self._owner: dict[str, str] = {}  # artifact id -> tool message id
         self._turn: Literal["none", "open", "completed"] = "none"
@@ -113,6 +120,8 @@ class SessionReducer:
         self._reasoning = {}
         self._asked = set()
         self._chunks = {}
+        self._args = {}
+        self._args_size = {}
         self._artifacts = {a["id"]: a for a in init.artifacts}
         self._owner = {
             artifact_id: entry.id
@@ -184,6 +193,17 @@ class SessionReducer:
                 text = "".join(parts)
                 self._entries[i] = replace(entry, content=text)
                 parts[:] = [text]
+        for tool_id, pieces in self._args.items():
+            text = "".join(pieces)
+            pieces[:] = [text]
+            try:
+                arguments = check_json_object(loads_strict(text), "arguments")
+            except ValidationError:  # not whole yet (or never): the entry keeps no arguments
+                continue
+            i = self._index[tool_id]
+            entry = self._entries[i]
+            assert type(entry) is ToolEntry  # _on_tool_args took only tool messages
+            self._entries[i] = replace(entry, arguments=arguments)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -344,6 +364,22 @@ class SessionReducer:
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
 
+    def _on_tool_args(self, event: ToolMessageArgs) -> None:
+        i, entry = self._tool(event.id, "id", "tool:message:args")
+        pieces = self._args.get(event.id)
+        if pieces is None:
+            if entry.arguments is not None:
+                raise ValidationError("the tool message's arguments came whole with tool:message:start", "id", "protocol")
+            pieces = self._args[event.id] = []
+        if entry.status != "pending":
+            raise ValidationError(f"tool:message:args needs a pending tool message, not a {entry.status} one", "id",
+                                  "protocol")
+        size = self._args_size.get(event.id, 0) + len(event.chunk)
+        if size > MAX_ARGUMENTS:
+            raise ValidationError(f"the streamed arguments must be at most {MAX_ARGUMENTS} characters", "chunk", "size")
+        pieces.append(event.chunk)
+        self._args_size[event.id] = size
+
     def _on_tool_update(self, event: ToolMessageUpdate) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:update")
         if entry.status in FINAL_STATUSES:
@@ -441,6 +477,7 @@ _HANDLERS: dict[type[Any], Callable[[SessionReducer, Any], None]] = {
     ReasoningChunk: SessionReducer._on_reasoning_chunk,
     ReasoningEnd: SessionReducer._on_reasoning_end,
     ToolMessageStart: SessionReducer._on_tool_start,
+    ToolMessageArgs: SessionReducer._on_tool_args,
     ToolMessageUpdate: SessionReducer._on_tool_update,
     ToolMessageComplete: SessionReducer._on_tool_complete,
     ToolApprovalRequest: SessionReducer._on_approval_request,

@@ -26,6 +26,7 @@ __all__ = [
     "ReasoningChunk",
     "ReasoningEnd",
     "ToolMessageStart",
+    "ToolMessageArgs",
     "ToolMessageUpdate",
     "ToolMessageComplete",
     "ToolApprovalRequest",
@@ -219,6 +220,25 @@ class ToolMessageStart(Codec):
             arguments=self.arguments,
             tool_call_id=self.tool_call_id,
         )
+
+
+@field_table()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolMessageArgs(Codec):
+    """``tool:message:args``: a piece of a started tool message's arguments, as the model streams them.
+
+    >>> ToolMessageArgs(id="t1", chunk='{"q": "par')
+    ToolMessageArgs(id='t1', chunk=<10 chars>)
+
+    The pieces, joined in order, are the call's arguments as JSON text. They follow a
+    ``tool:message:start`` sent without ``arguments`` and come before the tool message's
+    other events.
+    """
+
+    EVENT: ClassVar[str] = "tool:message:args"
+
+    id: str = field(metadata=row("id", check_nonempty))
+    chunk: str = field(metadata=row("chunk", check_str, show=size("char")))
 
 
 def _patch(value: object, path: str) -> FrozenDict:

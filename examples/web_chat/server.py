@@ -26,7 +26,9 @@ Endpoints:
 - ``POST /api/agui``: an AG-UI ``RunAgentInput`` (``threadId`` is the session id), answered with AG-UI
   events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
   body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
-  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md).
+  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md). A new user message
+  there while the session's turn waits for approval cancels that turn (an HTTP client cannot send
+  ``chat:cancel``; the cancel is recorded and sent to the room) and starts the new one.
 
 The history survives restarts, kills and other processes: the turn keeps the events of each
 message beside it in the store, ``chat:init`` is rebuilt from them (``events.restore``), the
@@ -122,6 +124,7 @@ R = TypeVar("R")
 SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
 SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
+SUPERSEDED = "the user sent a new message"  # why a turn left waiting for approval ends when an HTTP client writes again
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
@@ -643,10 +646,10 @@ class ChatServer:
         owner = await self.directory.owner(session_id)
         if owner is None:
             if user.startswith("anon:") and (session is not None or stored):
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
             owner = await self.directory.set_owner(session_id, user)
         if owner != user:
-            raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+            raise _not_yours(user)
         if session is None:
             room = session_room(session_id)
 
@@ -667,7 +670,7 @@ class ChatServer:
         if session is not None:
             owner = await self.directory.owner(session_id)
             if owner is not None and owner != user:
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
         turn = session.turn if session is not None else None
         if session is None or turn is None or turn.state == "done":
             raise ClientError("protocol", "sessionId", "sessionId: no turn is running in this session (on this server)", 409)
@@ -953,16 +956,20 @@ class ChatServer:
             return await self._refuse(sid, error)
         reason = "the turn was cancelled"
         if session.outbox is None:  # waiting for approval: no task drives the turn, this one does
-            def work() -> str:
-                _cancel(turn, reason)
-                return "cancelled"
-
-            await self.drive(session, self._broadcast(session), work)
-            await self.release(session)
+            await self.cancel_waiting(session, turn, reason)
         else:  # a task drives it: note the cancel, then wake a stream read so the turn sees it now
             await asyncio.get_running_loop().run_in_executor(None, _cancel, turn, reason)
             session.reader.stop()
         return {"sessionId": session.id, "turnId": turn.id, "status": "cancelled"}
+
+    async def cancel_waiting(self, session: Session, turn: AgentTurn, reason: str) -> None:
+        """Cancel a turn that waits for approval (no task drives it): its events go to the room; free the session."""
+        def work() -> str:
+            _cancel(turn, reason)
+            return "cancelled"
+
+        await self.drive(session, self._broadcast(session), work)
+        await self.release(session)
 
     async def on_approval(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
@@ -1105,6 +1112,10 @@ class ChatServer:
             if message is not None:
                 request = self.stamped(_chat_request(message, session_id))
                 session = await self.session(session_id, user)
+                waiting = session.turn
+                if session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None:
+                    # an HTTP client cannot send chat:cancel: its new message ends the turn it left waiting
+                    await self.cancel_waiting(session, waiting, SUPERSEDED)
                 await self.claim(session)
                 self.ui_paused.pop(session.id, None)
                 if protocol == "agui":
@@ -1216,6 +1227,14 @@ class ChatServer:
             self.ui_paused[session.id] = translator
         await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
                     False)
+
+
+def _not_yours(user: str) -> ClientError:
+    """Return the refusal of another user's session; an anonymous caller learns how to continue one."""
+    hint = (" (a caller without a token is a new user each time: send a token, over HTTP "
+            "'Authorization: Bearer <token>', over Socket.IO auth {token}, to continue a session)")
+    return ClientError("forbidden", "sessionId", "sessionId: this session is not yours"
+                       + (hint if user.startswith("anon:") else ""), 403)
 
 
 def _http_user(headers: dict[str, str]) -> str:
