@@ -12,7 +12,8 @@ Hostile modes (issue 17): ``no_read`` (initializes, then never reads its input a
 ``ping_flood`` (answers the next request only after 50,000 pings it never reads the answers to),
 ``notify_flood`` (50,000 notifications before each reply), ``stderr_flood`` (a 20 MB stderr line
 without a newline at start), ``huge_reply`` (a 2 MB reply line), ``grandchild`` (starts a
-child that inherits its pipes and outlives it; its pid goes to stderr).
+child that inherits its pipes and outlives it; its pid goes to stderr), ``close_stdin`` (initializes,
+then closes its input and stays, its output open).
 Tools: ``tools_pages`` (tools/list in two pages, names that need the canonical mapping, and
 a tools/list_changed notification before the second page's reply).
 The client side of MCP: ``spec`` also answers prompts/list (two pages), prompts/get, completion/complete,
@@ -27,6 +28,7 @@ then cancels the ones still unanswered), ``huge_request`` (a sampling request of
 """
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -114,6 +116,11 @@ def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         method = message.get("method")
+        if MODE == "close_stdin" and method == "notifications/initialized":
+            os.close(sys.stdin.fileno())  # stops reading for good, and stays (its output open)
+            sys.stderr.write("input closed\n")
+            sys.stderr.flush()
+            time.sleep(3600)
         if "id" not in message or "method" not in message:
             continue  # notifications (initialized) and replies (pongs) need no answer
         if method == "initialize":

@@ -11,6 +11,7 @@ Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --
 - ``recipes://{name}/card``: a resource template;
 - tools: ``list_recipes`` (read-only: the web-chat scenario), ``db.query`` (a name outside the
   tool-name rule), ``recipe_photo`` (an image), ``slow_count`` (progress notifications),
+  ``numbered_count`` (read-only, its progress names the call by the order it arrived in),
   ``failing`` (raises: an ``isError`` result), ``recipe_card`` (structured content and an
   embedded resource), ``add_tool`` (registers a tool and says the tool list changed);
 - the client side of MCP: prompts ``plan_meal`` (text, an argument it completes), ``show_dish`` (an image and
@@ -24,7 +25,8 @@ Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --
 
 ``--http PORT`` serves Streamable HTTP with event-stream responses; ``--http PORT --json``
 with JSON responses, where a request tied to a call cannot travel: the server's requests and
-notifications then go on the GET stream.
+notifications then go on the GET stream. ``--idle SECONDS`` ends a session idle that long (its
+id then answers 404).
 
 Works with the SDK's 2.x ``MCPServer`` and its 1.x name ``FastMCP``.
 """
@@ -69,6 +71,7 @@ RECIPES = ["Pancakes", "Tomato soup", "Omelette"]
 
 server = Server("agentmsg-test-server")
 reads = 0
+calls = 0
 JSON_MODE = "--json" in sys.argv
 state = {"subscriptions": [], "log_level": None, "cancelled": []}
 
@@ -119,6 +122,18 @@ async def slow_count(to: int, ctx: Context) -> str:
     for i in range(1, to + 1):
         await ctx.report_progress(i, to, f"counted {i}")
     return f"counted to {to}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True), structured_output=False)
+async def numbered_count(to: int, ctx: Context) -> str:
+    """Count up to a number, reporting progress under this call's number (read-only: calls run together)."""
+    global calls
+    calls += 1
+    number = calls
+    for i in range(1, to + 1):
+        await ctx.report_progress(i, to, f"call {number}")
+        await anyio.sleep(0.02)
+    return f"call {number}"
 
 
 @server.tool(structured_output=False)
@@ -312,6 +327,9 @@ lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, on_set_l
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]), json_response=JSON_MODE)
+        options = {"json_response": JSON_MODE}  # one JSON body per reply, not server-sent events
+        if "--idle" in sys.argv:  # the server ends a session idle for this many seconds (its id then answers 404)
+            options["session_idle_timeout"] = float(sys.argv[sys.argv.index("--idle") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]), **options)
     else:
         server.run("stdio")

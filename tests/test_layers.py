@@ -18,7 +18,7 @@ PACKAGE = Path(agentmsg.__file__).resolve().parent
 CORE_LAYERS = {"roles": 0, "content": 1, "tools": 2, "messages": 3, "history": 4, "streaming": 4}
 # Beneath the core: the errors, the private helpers and the schema generator (which tools.py
 # loads lazily for ToolDefinition.from_dataclass); none of them imports a core type.
-BENEATH = {"errors", "_checks", "_json", "_frozen", "_fieldtable", "_slots", "_time", "_images", "schema"}
+BENEATH = {"errors", "_checks", "_json", "_frozen", "_fieldtable", "_construct", "_time", "_images", "schema"}
 
 
 def _imports(path: Path) -> set[str]:

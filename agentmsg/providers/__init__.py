@@ -1,11 +1,12 @@
-"""Provider codecs (OpenAI and vLLM, Anthropic, Ollama) and the ``Response`` they share.
+"""The provider codecs and the ``Response`` they share.
 
-Each provider module has the same verbs, plain functions over plain dicts (no HTTP):
+Five wire formats, one module each: ``openai`` (Chat Completions, and vLLM), ``openai_responses``,
+``anthropic``, ``gemini`` and ``ollama``. Each provider module has the same verbs, plain functions over plain dicts (no HTTP):
 ``to_request``, ``to_messages`` / ``from_messages``, ``to_tools`` / ``from_tools``,
 ``parse_response`` and a ``StreamParser`` with ``feed`` and ``finish``. Import the one you
 need::
 
-    from agentmsg.providers import anthropic, ollama, openai
+    from agentmsg.providers import anthropic, gemini, ollama, openai, openai_responses
 
 The ``to_request`` contract, the same in every provider module:
 ``to_request(messages, tools=(), **params) -> dict`` returns the complete request body for
@@ -22,6 +23,10 @@ is a ``TypeError``. A conversation the provider cannot express raises ``Validati
 Response(message=ChatMessage(role=assistant, content=<2 chars>), finish_reason='stop', usage=<1 key>)
 
 This module imports no provider module: nothing heavy runs on ``import agentmsg.providers``.
+The codecs share their mechanisms through private modules, where a new codec starts:
+``_common`` (error paths, tool names and calls, images, request bodies), ``_tools`` (tool
+declarations both ways), ``_stream`` (raw SSE or NDJSON input, call deltas, the end of a
+stream) and ``_reasoning`` (which reasoning goes to which provider).
 """
 
 from __future__ import annotations

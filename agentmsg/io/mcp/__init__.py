@@ -2,13 +2,13 @@
 
 One module per part, each importing only those above it: ``protocol`` (the versions, JSON-RPC
 messages, ``McpError``, ``Cancellation``), ``transport`` (``Transport``, ``StdioTransport``,
-``HttpTransport``), ``tools`` (``McpToolResult``, the listed tools and their names, a tool's
-function), ``resources`` (``McpResourceInfo``, ``McpResourceTemplate``, ``ResourceCache``),
-``prompts`` (``McpPrompt``, ``McpPromptResult``, ``McpCompletion``), ``sampling`` (``SamplingRequest``,
-``SamplingResult``, ``provider_sampler``) and ``elicitation`` (``ElicitationRequest``,
-``ElicitationResponse``): what a server may ask of the host, ``server_requests`` (``McpRoot``,
-and the answers to the server's requests), then ``session`` (``McpClient``). Import the public
-names from here.
+``HttpTransport``), ``tools`` (``McpToolResult``, the listed tools and the names they are
+offered under, ``tool_names``, ``SkippedTool``, a tool's function), ``resources``
+(``McpResourceInfo``, ``McpResourceTemplate``, ``ResourceCache``), ``prompts`` (``McpPrompt``,
+``McpPromptResult``, ``McpCompletion``), ``sampling`` (``SamplingRequest``, ``SamplingResult``,
+``provider_sampler``) and ``elicitation`` (``ElicitationRequest``, ``ElicitationResponse``): what
+a server may ask of the host, ``server_requests`` (``McpRoot``, and the answers to the server's
+requests), then ``session`` (``McpClient``). Import the public names from here.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .resources import McpResourceInfo, McpResourceTemplate, ResourceCache
 from .sampling import SamplingRequest, SamplingResult, provider_sampler
 from .server_requests import McpRoot
 from .session import McpClient
-from .tools import McpToolResult
+from .tools import McpToolResult, SkippedTool, tool_names
 from .transport import HttpTransport, StdioTransport, Transport
 
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "McpResourceInfo",
     "McpResourceTemplate",
     "McpToolResult",
+    "SkippedTool",
+    "tool_names",
     "McpCompletion",
     "McpPrompt",
     "McpPromptArgument",

@@ -5,15 +5,17 @@ runs the ``initialize`` handshake, then sends requests and notifications. It kee
 requests waiting for their reply, keyed by id: a reply fills its entry and wakes the caller, a
 reply nobody waits for any more is dropped, so concurrent requests share one connection and every
 wait is bounded by its deadline. A request that times out or is cancelled (``Cancellation``)
-tells the server with ``notifications/cancelled``. Messages are dispatched as they arrive, on
-the transport's thread, and nothing queues: the server's requests go to ``ServerRequests``
-(``server_requests``: ping, roots, sampling, elicitation), ``notifications/progress`` to the
-waiting call's callback, ``notifications/message`` to Python logging; the list-changed
-notifications mark a list stale and ``notifications/resources/updated`` a subscribed resource.
-A server's request id lives apart from ours: a request is told from a reply by its ``method``.
-``close()`` (also run when a client is garbage-collected or the interpreter exits) closes the
-transport and fails every waiting request. The modules ``tools``, ``resources`` and ``prompts``
-read what their replies mean; the client adds its server's name to their errors.
+tells the server with ``notifications/cancelled``; when a Streamable HTTP server ended the
+session (404), the client runs ``initialize`` again and sends the request once more (``_send``).
+Messages are dispatched as they arrive, on the transport's thread, and nothing queues: the
+server's requests go to ``ServerRequests`` (``server_requests``: ping, roots, sampling,
+elicitation), ``notifications/progress`` to the waiting call's callback,
+``notifications/message`` to Python logging; the list-changed notifications mark a list stale
+and ``notifications/resources/updated`` a subscribed resource. A server's request id lives apart
+from ours: a request is told from a reply by its ``method``. ``close()`` (also run when a client
+is garbage-collected or the interpreter exits) closes the transport and fails every waiting
+request. The modules ``tools``, ``resources`` and ``prompts`` read what their replies mean; the
+client adds its server's name to their errors.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ from .prompts import (
 )
 from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, Cancellation, McpError, ProgressCallback, reply_result
 from .resources import McpResourceInfo, McpResourceTemplate, resource_contents, resource_info, resource_template
-from .tools import ListedTool, McpToolFunction, McpToolResult, listed_tools, server_name
-from .transport import MAX_MESSAGE_BYTES, HttpTransport, StdioTransport, Transport
+from .tools import ListedTool, McpToolFunction, McpToolResult, SkippedTool, listed_tools, server_name
+from .transport import MAX_MESSAGE_BYTES, HttpTransport, SessionEnded, StdioTransport, Transport
 
 if TYPE_CHECKING:
     from ..execution import Tool
@@ -102,7 +104,9 @@ class McpClient:
     garbage-collected (or still open at interpreter exit) closes its server.
     ``on_tools_changed`` is called (on a reader thread, without arguments) when the server says
     its tool list changed; ``on_notification(method, params)`` receives every notification the
-    server sends (on a reader thread; after the client acted on it).
+    server sends (on a reader thread; after the client acted on it). ``skipped_tools`` says which
+    tools the last ``list_tools`` left out. A Streamable HTTP server that ended the session gets
+    a new one (see ``_send``).
 
     What the host offers the server (each declared in ``initialize`` only when given; see
     ``server_requests``): ``roots`` (``McpRoot``s, ``file://`` URIs or paths; ``set_roots``
@@ -156,10 +160,13 @@ class McpClient:
         self._lock = threading.Lock()
         self._waiting: dict[int, _Waiter] = {}
         self._next_id = 1
+        self._session = 0  # counts the HTTP sessions the server ended (see _send)
+        self._renewing = threading.Lock()
         self._started = False
         self._dead: McpError | None = None
         self._tools: dict[str, ListedTool] | None = None
         self._tools_stale = True
+        self.skipped_tools: tuple[SkippedTool, ...] = ()  # what the last list_tools left out
         self._stale = {"resources": True, "prompts": True}
         self._subscribed: dict[str, int] = {}  # URI -> its version (bumped by each update)
         self.server_info: Mapping[str, Any] = {}
@@ -372,11 +379,9 @@ class McpClient:
         unwatch = cancel.watch(lambda: self._cancelled(request_id, cancel)) if cancel is not None else None
         try:
             try:
-                self.transport.send(message, deadline)
+                self._send(message, method, deadline)
             except McpError as exc:
                 if waiter.error is None or waiter.error.code != "cancelled":  # else the cancel ended the send
-                    if exc.code == "closed" and self._dead is None:
-                        self._dead = exc
                     if exc.code == "timeout":
                         self._timed_out(request_id, method)
                     raise self._error(f"{exc.message} (sending {method})", exc.code) from None
@@ -399,6 +404,52 @@ class McpClient:
         assert waiter.reply is not None
         with self._naming_the_server():
             return reply_result(waiter.reply, method)
+
+    def _send(self, message: dict[str, Any], method: str, deadline: float) -> None:
+        """Send a request; when the HTTP server ended the session (404), start a new one and send it again, once.
+
+        A 404 means the request was not run (there was no session to run it in), so sending it
+        again runs it at most once, ``tools/call`` too. A request that failed any other way is
+        never sent again: the server may have run it.
+        """
+        session = self._session
+        try:
+            self.transport.send(message, deadline)
+            return
+        except SessionEnded:
+            if method == "initialize":
+                raise
+        if self._new_session(session, deadline):
+            self._subscribe_again(deadline)
+        self.transport.send(message, deadline)
+
+    def _new_session(self, ended: int, deadline: float) -> bool:
+        """Start a new session after session number ``ended`` ended; False if another thread already did."""
+        if not self._renewing.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise McpError("no time left to start a new session", "timeout")
+        try:
+            if self._session != ended:
+                return False
+            log.info("MCP server %r ended the session; starting a new one", self.name)
+            self._initialize(deadline)
+            self._session += 1
+            self._tools_stale = True  # a new session may list other tools, resources and prompts
+            self._stale = dict.fromkeys(self._stale, True)
+            return True
+        finally:
+            self._renewing.release()
+
+    def _subscribe_again(self, deadline: float) -> None:
+        """Subscribe the new session to what the old one was; each resource counts as changed (an update may be lost)."""
+        with self._lock:
+            uris = list(self._subscribed)
+            for uri in uris:
+                self._subscribed[uri] += 1
+        for uri in uris:
+            try:
+                self.request("resources/subscribe", {"uri": uri}, timeout=max(deadline - time.monotonic(), 0.001))
+            except McpError as exc:
+                log.warning("MCP server %r: a subscription could not be renewed: %s", self.name, exc.code)
 
     def _cancelled(self, request_id: int, cancel: Cancellation) -> None:
         """A ``Cancellation`` fired: wake the request's caller (which tells the server), end its POST."""
@@ -430,9 +481,10 @@ class McpClient:
 
     # --- MCP -------------------------------------------------------------------------------
 
-    def _initialize(self) -> None:
+    def _initialize(self, deadline: float | None = None) -> None:
         from ... import __version__
 
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.001)  # a new session: the call's time
         result = self.request(
             "initialize",
             {
@@ -440,6 +492,7 @@ class McpClient:
                 "capabilities": self.server_requests.capabilities(),
                 "clientInfo": {"name": "agentmsg", "version": __version__},
             },
+            timeout=left,
         )
         version = result.get("protocolVersion")
         if not isinstance(version, str):
@@ -455,7 +508,7 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         self.transport.negotiated(version)
         self.notify("notifications/initialized")
-        self.transport.listen(time.monotonic() + self.timeout)
+        self.transport.listen(time.monotonic() + self.timeout if deadline is None else deadline)
 
     def _pages(self, method: str, key: str) -> list[Any]:
         found: list[Any] = []
@@ -486,14 +539,21 @@ class McpClient:
 
         Each definition is non-strict (MCP schemas are arbitrary JSON Schema), its parameters
         the tool's ``inputSchema``, its description the tool's description (else its title,
-        else its name). A name outside the tool-name rule (``list-recipes``, ``db.query``)
-        becomes its canonical name through ``agentmsg.tools.to_canonical_name`` (``db.query``
-        is ``db_x2e_query``); ``call_tool`` takes either and sends the server's own name.
+        else its name). Its name is one every provider takes (``tools.tool_names``): the
+        server's own when it is such a name (``list-recipes``, as the canonical
+        ``list_x2d_recipes``), else an alias (``db.query`` is ``db_query``; a name past 64
+        characters is cut and ends with 8 hex digits of its hash). ``call_tool`` takes that
+        name (or the server's own) and sends the server's own. An entry that cannot be a tool
+        (no name, control characters in it, a repeated name, no object ``inputSchema``) is
+        left out with a warning in the log and a ``SkippedTool`` in ``skipped_tools``.
         """
         self._tools_stale = False  # a change announced while we read is seen next time
         items = self._pages("tools/list", "tools")
-        with self._naming_the_server():
-            self._tools = listed_tools(items)
+        self._tools, self.skipped_tools = listed_tools(items)
+        for skipped in self.skipped_tools:
+            shown = "" if skipped.name is None else f" {skipped.name[:60]!r}"
+            log.warning("MCP server %r: tools/list: tools[%d]%s left out: %s", self.name, skipped.index, shown,
+                        skipped.reason)
         return tuple(tool.definition for tool in self._tools.values())
 
     def call_tool(
@@ -507,7 +567,7 @@ class McpClient:
     ) -> McpToolResult:
         """Call a tool (``tools/call``) and return its result; a tool that failed has ``is_error``.
 
-        ``name`` is the canonical name ``list_tools`` gave, or the server's own. ``arguments``
+        ``name`` is the name ``list_tools`` gave, or the server's own. ``arguments``
         is a JSON object (a ``FrozenDict`` too). ``on_progress(progress, total, message)``
         receives the server's progress notifications for the call; ``cancel`` (a
         ``Cancellation``) ends it early. A failure to reach the server or a JSON-RPC error
