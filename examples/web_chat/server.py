@@ -45,6 +45,11 @@ events, and a ``chat:send`` is refused with ``unavailable`` until Redis is back.
 The model is a scripted stand-in speaking Anthropic's streamed Messages API (the recipes
 scenario), or ``--model anthropic|openai|ollama`` over plain HTTP (``ANTHROPIC_API_KEY``;
 ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for vLLM and other compatible servers; ``OLLAMA_HOST``).
+``--param NAME=VALUE`` adds to each model request (``temperature=0``, ``stream=false``, or a codec
+option); ``--tool-choice TOOL`` makes the first model call of each turn call TOOL. A local model
+behind llama-cpp-python's server needs both (docs/web-chat.md): ``--model openai --tool-choice
+list_recipes --param empty_content='""'``. A model server that fails is named in the turn's
+failed ``completion`` (its address and HTTP status, never its text).
 Every tool runs without asking, except those named with ``--ask TOOL`` (repeatable). A turn
 lives in the process that runs it: its ``chat:cancel`` and ``tool:approval:response`` must reach
 that process (with ``--redis``, one whose client is in the session's room on it).
@@ -65,6 +70,7 @@ import re
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
@@ -128,6 +134,12 @@ IMAGE_MAGIC = {
 }
 CLIENT_JS = HERE / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
 UI_ENDPOINTS = {"/api/agui": "agui", "/api/aisdk": "aisdk"}  # the front-ends' protocols (agentmsg.ui)
+MODEL_TIMEOUT = 120  # seconds the model server may stay silent (connecting, or between two reads)
+MAX_MODEL_BODY = 16 * 1024 * 1024  # bytes of a model's answer that is not streamed
+MAX_MODEL_LINE = 1024 * 1024  # bytes of one line of a model's stream
+EMPTY_STREAM = ("the model server ended its stream without sending an event (llama-cpp-python's server does so for a "
+                "streamed call with tool_choice 'auto': force a tool with --tool-choice TOOL, or do not stream: "
+                "--param stream=false)")
 
 
 class ClientError(Exception):
@@ -195,21 +207,94 @@ def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
     return _anthropic_stream(_paced(re.findall(r"\S+\s*", opening)), call)
 
 
-def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
-    """POST ``body`` and yield the parsed events of the streamed answer (SSE ``data:`` or NDJSON)."""
+def _model_address(url: str) -> str:
+    """The model server a URL names, for messages: host and port, never credentials or a path."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.hostname or ''}{':' + str(parts.port) if parts.port else ''}"
+
+
+def _open_model(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    """POST ``body`` to the model server; a failure is a ``ProcessingError`` naming the server and the status."""
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers={"content-type": "application/json", **headers})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        for raw in response:
+    try:
+        return urllib.request.urlopen(request, timeout=MODEL_TIMEOUT)
+    except urllib.error.HTTPError as exc:  # its body is the server's text: not shown
+        exc.close()
+        raise ProcessingError(f"the model server at {_model_address(url)} answered HTTP {exc.code}", "http") from None
+    except (urllib.error.URLError, OSError) as exc:
+        cause = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise ProcessingError(f"the model server at {_model_address(url)} cannot be reached ({type(cause).__name__})",
+                              "unreachable") from None
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Any:
+    """POST ``body``; return the answer: the parsed body, or (``"stream": true``) an iterator of its events."""
+    if body.get("stream"):
+        return _post_stream(url, body, headers, ndjson)
+    with _open_model(url, body, headers) as response:
+        data = response.read(MAX_MODEL_BODY + 1)
+    if len(data) > MAX_MODEL_BODY:
+        raise ProcessingError(f"the model server sent an answer over {MAX_MODEL_BODY} bytes", "too_large")
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ProcessingError("the model server's answer is not JSON", "json") from None
+
+
+def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
+    """POST ``body`` and yield the parsed events of the streamed answer (SSE ``data:`` or NDJSON)."""
+    events = 0
+    with _open_model(url, body, headers) as response:
+        while raw := response.readline(MAX_MODEL_LINE + 1):
+            if len(raw) > MAX_MODEL_LINE:
+                raise ProcessingError(f"the model server sent a line over {MAX_MODEL_LINE} bytes", "too_large")
             line = raw.decode("utf-8").strip()
             if ndjson:
                 if line:
+                    events += 1
                     yield json.loads(line)
             elif line.startswith("data:"):
                 data = line[5:].strip()
                 if data == "[DONE]":
                     return
+                events += 1
                 yield json.loads(data)
+    if not events:
+        raise ProcessingError(EMPTY_STREAM, "empty")
+
+
+def first_call_tool_choice(model: Callable[[dict[str, Any]], Any], choice: str) -> Callable[[dict[str, Any]], Any]:
+    """Send ``tool_choice`` (a tool's name, or auto, required, none) with the first model call of each turn.
+
+    The calls that follow tool results go without it (the server's default), so a forced tool
+    runs once per turn and the model then answers.
+    """
+    value: Any = choice if choice in ("auto", "required", "none") else {"type": "function", "function": {"name": choice}}
+
+    def call(body: dict[str, Any]) -> Any:
+        after = next((m.get("role") for m in reversed(body["messages"]) if m.get("role") != "user"), None)
+        return model({**body, "tool_choice": value} if after != "tool" else body)
+
+    return call
+
+
+def model_params(provider: Any, params: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+    """Return ``params`` with each ``--param NAME=VALUE`` (a JSON value, else the text) set; exit if the codec refuses them."""
+    params = dict(params)
+    for item in extra:
+        name, sep, text = item.partition("=")
+        if not sep or not name.isidentifier():
+            sys.exit(f"--param takes NAME=VALUE, got {item[:40]!r}")
+        try:
+            params[name] = json.loads(text)
+        except ValueError:
+            params[name] = text
+    try:
+        provider.to_request([ChatMessage.user("?")], **params)
+    except (TypeError, ValidationError) as exc:
+        sys.exit(f"--param: the {provider.__name__.rpartition('.')[2]} codec refuses these parameters: {exc}")
+    return params
 
 
 def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[str, Any]], Any], dict[str, Any]]:
@@ -218,18 +303,18 @@ def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[s
         key = os.environ.get("ANTHROPIC_API_KEY") or sys.exit("--model anthropic needs ANTHROPIC_API_KEY")
         headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
         params = {"model": model_name or "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
-        return anthropic, lambda body: _post_stream("https://api.anthropic.com/v1/messages", body, headers, False), params
+        return anthropic, lambda body: _post("https://api.anthropic.com/v1/messages", body, headers, False), params
     if name == "openai":
         base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
         key = os.environ.get("OPENAI_API_KEY", "")
         headers = {"authorization": f"Bearer {key}"} if key else {}
         params = {"model": model_name or "gpt-4.1-mini", "stream": True}
-        return openai, lambda body: _post_stream(f"{base}/chat/completions", body, headers, False), params
+        return openai, lambda body: _post(f"{base}/chat/completions", body, headers, False), params
     host = os.environ.get("OLLAMA_HOST", "http://localhost:11434").rstrip("/")
     if "://" not in host:
         host = "http://" + host
     params = {"model": model_name or "llama3.2", "stream": True}
-    return ollama, lambda body: _post_stream(f"{host}/api/chat", body, {}, True), params
+    return ollama, lambda body: _post(f"{host}/api/chat", body, {}, True), params
 
 
 # -- sessions --------------------------------------------------------------------------------------
@@ -1286,12 +1371,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-name", help="the provider's model name (a default per provider)")
     parser.add_argument("--ask", action="append", default=[], metavar="TOOL",
                         help="ask the user before running TOOL (tool:approval:request); repeatable")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a parameter of each model request (VALUE is JSON, else text): temperature=0, "
+                             "stream=false; also the codec's options (openai: empty_content='\"\"'); repeatable")
+    parser.add_argument("--tool-choice", metavar="TOOL",
+                        help="--model openai: the first model call of each turn must call TOOL (or: auto, required, "
+                             "none); the calls after tool results go without tool_choice")
     args = parser.parse_args(argv)
+    if args.tool_choice is not None and args.model != "openai":
+        parser.error("--tool-choice goes with --model openai")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.model == "scripted":
         provider, model, params = anthropic, scripted_model, {"model": "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
     else:
         provider, model, params = http_model(args.model, args.model_name)
+    params = model_params(provider, params, args.param)
+    if args.tool_choice is not None:
+        model = first_call_tool_choice(model, args.tool_choice)
     if args.redis:
         check_redis(args.redis)
     recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
