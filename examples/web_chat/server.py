@@ -33,7 +33,9 @@ Who the caller is: the Socket.IO ``auth`` token (``io({auth: {token}})``) or the
 ``Authorization: Bearer <token>``; a session belongs to the token that created it (kept in
 memory, or in Redis with ``--redis``, as a digest of the token: a product puts its own
 authentication here). Without a token a caller is anonymous
-and can open only new sessions.
+and can open only new sessions. A body too deep for the JSON parser is a ``depth`` error; a
+request whose headers or body arrive too slowly (``--head-timeout``, ``--body-timeout``) is
+answered 408 and its connection closed, on every path.
 
 Several processes (``--store postgresql://...`` or one shared SQLite file, ``--redis redis://...``)
 serve the same sessions: python-socketio's Redis manager carries each room broadcast to the clients
@@ -84,8 +86,10 @@ sys.path.insert(0, str(HERE.parent.parent))
 try:
     import engineio.packet
     import socketio
+    import h11
     import socketio.packet
     import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 except ImportError:
     sys.exit('examples/web_chat/server.py needs the web extra: pip install -e ".[web]"')
 
@@ -122,6 +126,8 @@ SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer question
 SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
+HEAD_TIMEOUT = 10.0  # seconds for a request's line and headers, from the connection (or the previous answer) on
+BODY_TIMEOUT = 60.0  # seconds for a request's body, from its headers on
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -1041,11 +1047,10 @@ class ChatServer:
     async def api_chat(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
-            body = await _read_body(receive, headers)
             try:
-                payload = json.loads(body)
-            except (UnicodeDecodeError, ValueError):
-                raise ClientError("json", "body", "body: must be a JSON object") from None
+                payload = _parse_body(await _read_body(receive, headers))
+            except ValidationError as exc:
+                raise ClientError.invalid(exc) from None
             request = self.request(payload)
             auth = headers.get("authorization", "")
             token = auth[7:] if auth.startswith("Bearer ") else None
@@ -1106,10 +1111,7 @@ class ChatServer:
         translator: agui.AguiRun | aisdk.AiSdkStream
         request: ChatRequest | None = None
         try:
-            try:
-                payload = json.loads(body)
-            except (UnicodeDecodeError, ValueError):
-                raise ValidationError("must be a JSON object", "body", "json") from None
+            payload = _parse_body(body)
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
@@ -1299,24 +1301,111 @@ def user_of(token: str) -> str:
     return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
+def _parse_body(body: bytes) -> Any:
+    """Parse a request body; a ``ValidationError`` at ``body`` (code ``json``, or ``depth`` past the parser's nesting)."""
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        raise ValidationError("must be a JSON object", "body", "json") from None
+    except RecursionError:
+        raise ValidationError("nested too deeply", "body", "depth") from None
+
+
+def deadline_protocol(head: float, body: float) -> type[asyncio.Protocol]:
+    """Return uvicorn's h11 protocol with a deadline for each request's head and one for its body.
+
+    A request whose line and headers have not arrived ``head`` seconds after the connection was
+    made (or after the previous answer on it), or whose body has not arrived ``body`` seconds
+    after them, is answered 408 with this backend's JSON error (``code: "timeout"``; unless an
+    answer has started) and its connection closed: a client sending a byte a second holds a
+    connection for a bounded time, on every endpoint (Socket.IO's polling requests included).
+    """
+    late = {phase: json.dumps(ClientError("timeout", phase, f"{phase}: not received within {limit:g} s",
+                                          408).payload()).encode()
+            for phase, limit in (("headers", head), ("body", body))}
+
+    class Deadlines(H11Protocol):
+        _phase = ""
+        _timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._watch()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._arm("")
+            super().connection_lost(exc)
+
+        def _watch(self) -> None:
+            state = self.conn.their_state  # IDLE: waiting for a request's head; SEND_BODY: for its body
+            self._arm("headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else "")
+
+        def _arm(self, phase: str) -> None:
+            if phase == self._phase:
+                return
+            if self._timer is not None:
+                self._timer.cancel()
+            self._phase, self._timer = phase, None
+            if phase and not self.transport.is_closing():
+                self._timer = self.loop.call_later(head if phase == "headers" else body, self._late)
+
+        def _late(self) -> None:
+            phase, self._phase, self._timer = self._phase, "", None
+            if self.transport.is_closing():
+                return
+            if phase == "headers" or self.cycle is None or not self.cycle.response_started:
+                self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                                     b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(late[phase]), late[phase]))
+            self.transport.close()
+
+    return Deadlines
+
+
+def whole_bodies(app: Any) -> Any:
+    """Wrap an ASGI app: it sees an HTTP request once its whole body (at most ``MAX_BODY`` bytes) has arrived.
+
+    A body over ``MAX_BODY`` is answered 413 at once; a client that hangs up (or is cut by
+    ``deadline_protocol``) before its body is complete never reaches the app, so no handler
+    (python-engineio's included) reads a truncated body as a whole one.
+    """
+    async def whole(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        chunks, size, more = [], 0, True
+        while more and length.isdigit() and int(length) <= MAX_BODY and size <= MAX_BODY:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+        if more or size > MAX_BODY:
+            return await _json(send, 413, ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes",
+                                                      413).payload())
+        pending = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+
+        async def replay() -> Any:
+            return pending.pop() if pending else await receive()
+
+        return await app(scope, replay, send)
+
+    return whole
+
+
 async def _read_body(receive: Any, headers: dict[str, str]) -> bytes:
+    """Return a JSON request's body (``whole_bodies`` has read it, bounded)."""
     if not headers.get("content-type", "").startswith("application/json"):
         raise ClientError("content_type", "content-type", "content-type: must be application/json", 415)
-    length = headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientError("disconnect", "body", "body: the client went away")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            return b"".join(chunks)
+    return bytes((await receive()).get("body", b""))
 
 
 async def _respond(send: Any, status: int, body: bytes, content_type: str) -> None:
@@ -1377,7 +1466,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool-choice", metavar="TOOL",
                         help="--model openai: the first model call of each turn must call TOOL (or: auto, required, "
                              "none); the calls after tool results go without tool_choice")
+    parser.add_argument("--head-timeout", type=float, default=HEAD_TIMEOUT, metavar="SECONDS",
+                        help="the time a request's line and headers may take (then: 408, and the connection closed)")
+    parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="SECONDS",
+                        help="the time a request's body may take after its headers (then: 408, and the connection closed)")
     args = parser.parse_args(argv)
+    if not (args.head_timeout > 0 and args.body_timeout > 0):
+        parser.error("--head-timeout and --body-timeout take a number of seconds over 0")
     if args.tool_choice is not None and args.model != "openai":
         parser.error("--tool-choice goes with --model openai")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -1396,7 +1491,8 @@ def main(argv: list[str] | None = None) -> int:
         where = f", redis: {redis_address(args.redis)}" if args.redis else ""
         print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
               flush=True)
-        uvicorn.run(chat.app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+        uvicorn.run(whole_bodies(chat.app), host=args.host, port=args.port, log_level="warning", lifespan="on",
+                    http=deadline_protocol(args.head_timeout, args.body_timeout))
     return 0
 
 
