@@ -214,3 +214,25 @@ def test_the_agent_turn_on_the_recorded_replies() -> None:
     the_call(history.messages[2])
     assert history.messages[3].text == RECIPES
     assert sent[1]["messages"][2]["content"] == "" and "empty_content" not in sent[1]
+
+
+def test_without_a_model_server_the_real_model_tests_fail_saying_why(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """tests/test_real_model.py never skips: no environment, a failed build, a wrong path each fail with the reason."""
+    from model_server import ENV, ERROR_ENV, require_model_python
+
+    monkeypatch.delenv(ERROR_ENV, raising=False)
+    monkeypatch.delenv(ENV, raising=False)
+    with pytest.raises(pytest.fail.Exception, match=f"no model server: set {ENV}"):
+        require_model_python()
+    monkeypatch.setenv(ENV, str(tmp_path / "nowhere" / "python"))
+    with pytest.raises(pytest.fail.Exception, match=f"{ENV} names no file"):
+        require_model_python()
+    monkeypatch.setenv(ERROR_ENV, "installing llama-cpp-python[server] failed after 3 s (log: /tmp/x/build.log)")
+    with pytest.raises(pytest.fail.Exception, match=r"could not be built: installing .* \(log: /tmp/x/build.log\)"):
+        require_model_python()
+    python = tmp_path / "python"
+    python.write_text("")
+    monkeypatch.delenv(ERROR_ENV)
+    monkeypatch.setenv(ENV, str(python))
+    assert require_model_python() == str(python)
