@@ -12,11 +12,14 @@ import http.client
 import json
 import select
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import socketio
 from test_web_chat import TIMEOUT, Server
 
 DEADLINE = 2  # seconds: the server's --head-timeout and --body-timeout here
@@ -200,6 +203,24 @@ def test_slowloris_body_on_socketio_polling_is_cut(server: Server) -> None:
     sent, got = drip(server, opening, body)
     assert sent < len(body)
     timed_out(got, "body")
+
+
+@pytest.mark.parametrize("transports", [["websocket"], ["polling"]])
+def test_socketio_connections_outlive_the_deadlines(server: Server, transports: list[str]) -> None:
+    """The deadlines bound a request's arrival: a WebSocket (no HTTP request after its upgrade) and
+    long-polling connections held open past both deadlines go on carrying turns."""
+    client = socketio.Client(reconnection=False)
+    completed = threading.Event()
+    client.on("completion", lambda payload: completed.set())
+    client.connect(server.url, auth={"token": "patient-token-1"}, transports=transports, wait_timeout=TIMEOUT)
+    try:
+        assert client.transport() == transports[0]
+        time.sleep(3 * DEADLINE)  # idle for longer than a request's headers and body may take
+        assert client.connected
+        ack = client.call("chat:send", {"message": QUESTION}, timeout=TIMEOUT)
+        assert ack["status"] == "completed" and completed.wait(TIMEOUT)
+    finally:
+        client.disconnect()
 
 
 def test_the_deadlines_take_only_positive_seconds(tmp_path: Path) -> None:

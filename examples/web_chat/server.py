@@ -1346,6 +1346,8 @@ def deadline_protocol(head: float, body: float) -> type[asyncio.Protocol]:
 
         def _watch(self) -> None:
             state = self.conn.their_state  # IDLE: waiting for a request's head; SEND_BODY: for its body
+            if self.transport.get_protocol() is not self:  # handed over to a WebSocket: no HTTP request any more
+                state = None
             self._arm("headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else "")
 
         def _arm(self, phase: str) -> None:
