@@ -350,7 +350,7 @@ def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
     ``strict=None`` decodes (both shapes a model sends, any buildable type).
     """
     global _build
-    from .schema import _ARGUMENT_BUILDERS, _arguments_builder, build
+    from .schema._generate import _ARGUMENT_BUILDERS, _arguments_builder, build
 
     def decode_or_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
         if strict is None:
@@ -378,7 +378,7 @@ def tool_call_from_dict(data: Any) -> ToolCall:
     id = data.get("id")
     name = data.get("name")
     arguments = data.get("arguments")
-    # the checks of _check_id and check_name written out for the common case (issue 19: a call
+    # the checks of _check_id and check_name written out for the common case (a call
     # costs more than the check); anything else takes the full check, with its error
     if type(id) is not str or not id or not id.isascii():
         id = _check_id(id, "id") if "id" in data else _missing("id")
@@ -558,7 +558,7 @@ class ToolDefinition:
         paragraph of the class docstring; both are validated as usual. The parameters are
         ``agentmsg.schema.schema_for(dataclass, strict)``.
         """
-        from .schema import tool_parts
+        from .schema._generate import tool_parts
 
         name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
         return cls(name, description, FrozenDict(parameters), strict)
@@ -579,7 +579,7 @@ class ToolDefinition:
         ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
         ``TypeError``; so is a parameter without a type hint.
         """
-        from .schema import tool_parts
+        from .schema._generate import tool_parts
 
         name, description, parameters = tool_parts(fn, name, description, strict, function=True)
         return cls(name, description, FrozenDict(parameters), strict)

@@ -8,7 +8,7 @@ answers), ``server_requests`` (sends a notification and a ``ping`` before each r
 that the client answered the ping), ``old_version`` (claims protocol 1999-01-01), ``stale``
 (sends a reply with a wrong id before the right one), ``bad_blob`` (a blob that is not base64),
 ``no_contents`` (reads return no contents), ``bad_error`` (an error object without a code).
-Hostile modes (issue 17): ``no_read`` (initializes, then never reads its input again),
+Hostile modes: ``no_read`` (initializes, then never reads its input again),
 ``ping_flood`` (answers the next request only after 50,000 pings it never reads the answers to),
 ``notify_flood`` (50,000 notifications before each reply), ``stderr_flood`` (a 20 MB stderr line
 without a newline at start), ``huge_reply`` (a 2 MB reply line), ``grandchild`` (starts a

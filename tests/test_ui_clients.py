@@ -237,7 +237,7 @@ def test_history_converters_pass_the_clients(node: str) -> None:
     assert check(broken)["aisdk"] != "ok"  # and the check can fail
 
 
-# -- approvals, cancelled turns, reasoning (the issue-15 events) ------------------------------------------
+# -- approvals, cancelled turns, reasoning (the protocol's later events) ------------------------------------------
 
 
 def test_approvals_as_ag_ui_interrupts_and_ai_sdk_approval_requests(node: str, tmp_path: Path) -> None:

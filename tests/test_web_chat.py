@@ -438,7 +438,7 @@ def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_9", "content": "Pancakes\nTomato soup\nOmelette"}
 
 
-# -- issue 15: approvals, cancel and reasoning over Socket.IO ------------------------------------
+# -- approvals, cancel and reasoning over Socket.IO ----------------------------------------------
 
 
 def wait_for(client: Client, name: str, count: int = 1) -> list[Any]:

@@ -1,6 +1,6 @@
 """examples/web_chat/server.py on more than one process: a real redis-server, two servers on one store.
 
-The store is a real PostgreSQL server (the issue's setup for several machines) or one SQLite file.
+The store is a real PostgreSQL server (the setup for several machines) or one SQLite file.
 
 Client A talks to process 1, client B to process 2, in the same session room: B sees A's turn
 (the broadcast crossed processes through Redis), a ``chat:init`` on either process returns the

@@ -67,7 +67,7 @@ from .. import _approvals
 from .._frozen import freeze_json, thaw_json
 from ..errors import ValidationError
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..schema import _arguments_builder, validate_arguments
+from ..schema._generate import _arguments_builder, validate_arguments
 from ..tools import ToolCall, ToolDefinition
 
 __all__ = [

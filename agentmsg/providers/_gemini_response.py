@@ -18,7 +18,7 @@ from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallDelta
 from ..tools import ToolCall
-from . import Response
+from ._response import Response
 from ._common import (
     UNSUPPORTED, assistant, canonical_name, dump_arguments, freeze_usage, generated_id, make_call, payload,
     provider_error, relocate,

@@ -40,7 +40,7 @@ from ..messages import ChatMessage
 from ..roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
 from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
     ERROR_PREFIX, UNSUPPORTED, assistant, check_assistant_role, checked_messages, dump_arguments, expect_items,
     freeze_usage, generated_id, image_data, join_texts, make_call, not_a_message, payload, provider_error, relocate,

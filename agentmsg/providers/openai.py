@@ -40,7 +40,7 @@ from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
     ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages,
     dump_arguments, expect_items, freeze_usage, image_from_url, image_url, make_call, not_a_message, payload,

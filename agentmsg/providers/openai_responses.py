@@ -47,7 +47,7 @@ from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, check_strict
-from . import Response
+from ._response import Response
 from ._common import (
     ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, checked_messages, dump_arguments, expect_items, freeze_usage,
     get_inner_str, image_from_url, image_url, make_call, not_a_message, payload, provider_error, relocate,

@@ -10,6 +10,9 @@
 ['input: tool message must answer a pending tool call: unknown tool_call_id']
 >>> [str(e) for e in problems_of(check_gemini_request, {"contents": [{"role": "model", "parts": [{"text": "Hi"}]}]})]
 ['contents: the user must speak first']
+>>> [str(e) for e in problems_of(check_bedrock_request, {"messages": [{"role": "user", "content": [{"text": "Hi"}]}],
+...     "toolConfig": {"tools": [{"toolSpec": {"name": "get weather", "inputSchema": {"json": {}}}}]}})]
+['toolConfig.tools[0].toolSpec.name: Bedrock tool names must match ^[a-zA-Z0-9_-]{1,64}$']
 
 Each checker states what the provider's API refuses (``_provider_rules``, in the API's terms)
 beside what agentmsg's lenient codec finds elsewhere in the document, then checks the messages'
@@ -37,7 +40,7 @@ from ._rules import Findings, Problems, problems_of
 __all__ = [
     "check_openai_request", "check_anthropic_request", "check_ollama_request", "check_openai_messages",
     "check_openai_tool", "check_openai_tools", "check_anthropic_tool", "check_anthropic_tools", "check_ollama_tool",
-    "check_ollama_tools", "check_responses_request", "check_gemini_request",
+    "check_ollama_tools", "check_responses_request", "check_gemini_request", "check_bedrock_request",
 ]
 
 Errors = list[ValidationError | ConversationOrderError]
@@ -103,12 +106,23 @@ def _check_model(body: dict[str, Any], errors: Errors) -> None:
         errors.append(missing("model") if model is None else expected("a string", model, "model"))
 
 
-def _check_tools(codec: ModuleType, body: dict[str, Any], errors: Errors) -> None:
-    if body.get("tools") is not None:
+def _check_tools(codec: ModuleType, body: dict[str, Any], errors: Errors, holder: str | None = None) -> None:
+    """Check the ``tools`` of ``body``, or of the object at ``holder`` (Bedrock's ``toolConfig``)."""
+    if holder is not None:
+        if body.get(holder) is None:
+            return
+        if type(body[holder]) is not dict:
+            errors.append(expected("an object", body[holder], holder))
+            return
+        if body[holder].get("tools") is None:
+            errors.append(missing(f"{holder}.tools"))
+            return
+    tools = (body if holder is None else body[holder]).get("tools")
+    if tools is not None:
         try:
-            codec.from_tools(body["tools"])
+            codec.from_tools(tools)
         except ValidationError as exc:
-            errors.append(exc.prefixed("tools"))
+            errors.append(exc.prefixed("tools" if holder is None else f"{holder}.tools"))
 
 
 def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Callable[[Any], None]:
@@ -159,11 +173,14 @@ def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Call
     return check
 
 
-def _with_system(provider: str, listed: str, system: tuple[str, ...], model: bool) -> Callable[[Any], None]:
-    """Return the checker of a request whose system prompt its codec reads with the list (Responses, Gemini).
+def _with_system(
+    provider: str, listed: str, system: tuple[str, ...], model: bool, tools: str | None = None
+) -> Callable[[Any], None]:
+    """Return the checker of a request whose system prompt its codec reads with the list (Responses, Gemini, Bedrock).
 
     ``listed`` names the list of items, ``system`` the keys of the system prompt (the first
-    present is read); ``model``: the body names its model.
+    present is read); ``model``: the body names its model; ``tools``: the object holding the
+    ``tools`` list, when not the body itself.
     """
 
     def check(doc: Any) -> None:
@@ -180,7 +197,7 @@ def _with_system(provider: str, listed: str, system: tuple[str, ...], model: boo
             messages = codec.from_messages(body[listed], prompt)
         except ValidationError as exc:
             errors.append(exc if exc.path.startswith(system[0]) else exc.prefixed(listed))
-        _check_tools(codec, body, errors)
+        _check_tools(codec, body, errors, tools)
         if errors:
             raise Problems(errors)
         _in_order(messages, (), listed)
@@ -259,6 +276,8 @@ check_anthropic_request = _request("anthropic", anthropic_request)
 check_ollama_request = _request("ollama", ollama_request)
 check_responses_request = _with_system("openai_responses", "input", ("instructions",), model=True)
 check_gemini_request = _with_system("gemini", "contents", ("systemInstruction", "system_instruction"), model=False)
+# The JSON body of the HTTP API names no model (modelId is in the URL); boto3's kwargs add it.
+check_bedrock_request = _with_system("bedrock", "messages", ("system",), model=False, tools="toolConfig")
 check_openai_tool, check_openai_tools = _tools("openai", openai_tools, True), _tools("openai", openai_tools, False)
 check_anthropic_tool = _tools("anthropic", anthropic_tools, True)
 check_anthropic_tools = _tools("anthropic", anthropic_tools, False)

@@ -400,6 +400,12 @@ _REGISTRY = (
          fields("candidates"), _later("..providers.gemini", "parse_response")),
     Kind("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",
          items("candidates"), _stream(_later("..providers.gemini", "StreamParser"))),
+    Kind("bedrock_request", "an Amazon Bedrock Converse request body {messages, system, toolConfig, inferenceConfig}",
+         fields("messages", absent=("model",)), _provider("bedrock_request")),
+    Kind("bedrock_response", "an Amazon Bedrock Converse response {output, stopReason, usage}",
+         fields("output", "stopReason"), _later("..providers.bedrock", "parse_response")),
+    Kind("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
+         items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser"))),
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
