@@ -98,10 +98,11 @@ def test_agui_error_turn(node: str, tmp_path: Path) -> None:
     assert "Traceback" not in out, out
     check_agui_sequence(run["events"])
     assert [e["type"] for e in run["events"]] == ["RUN_STARTED", "RUN_ERROR"]
-    assert run["events"][-1]["message"] == "the model call failed (URLError)"
+    refused = "the model call failed: the model server at 127.0.0.1:9 cannot be reached (ConnectionRefusedError)"
+    assert run["events"][-1]["message"] == refused
     assert [m["role"] for m in run["messages"]] == ["user"]  # runAgent resolves; the run holds no answer
     assert chunks["invalid"] == [] and [c["type"] for c in chunks["chunks"]] == ["start", "start-step", "error", "finish"]
-    assert chunks["errors"] == ["the model call failed (URLError)"]
+    assert chunks["errors"] == [refused]
 
 
 # -- AI SDK: DefaultChatTransport + readUIMessageStream ----------------------------------------------------

@@ -17,7 +17,9 @@ move to a user message right after the run of tool messages (a user message that
 run takes them at its start, so two user turns never follow each other); base64 images travel as ``data:``
 URLs (and come back as base64); file images are refused. A ``refusal`` becomes the message
 text and ``Response.refusal``. vLLM's variants (no ``type`` on a tool call, ``""`` content
-beside tool calls, no ``arguments`` in a call's first chunk) are accepted. vLLM's (and
+beside tool calls, no ``arguments`` in a call's first chunk) are accepted; so is the legacy
+``function_call`` that llama-cpp-python's server sends beside ``tool_calls`` (left out: the tool
+calls are what the model called; alone, ``function_call`` is refused). vLLM's (and
 DeepSeek's) ``reasoning_content`` (or ``reasoning``) on an assistant message or a stream delta
 becomes a plain ``ReasoningPart`` and goes back as ``reasoning_content``; reasoning with a
 provider (Anthropic, Responses, Gemini) is not sent.
@@ -61,6 +63,7 @@ def to_request(
     tools: Iterable[ToolDefinition] = (),
     *,
     system_role: str = "system",
+    empty_content: str | None = None,
     **params: Any,
 ) -> dict[str, Any]:
     """Return the complete Chat Completions request body: ``client.chat.completions.create(**body)``.
@@ -71,14 +74,16 @@ def to_request(
     ``params`` (``model`` is required; ``temperature``, ``tool_choice``, ``stream``...) are
     sent as given, None values left out; ``tools`` is left out when there are none (the API
     refuses an empty list). ``system_role="developer"`` sends system messages under the role
-    newer models name their instructions with.
+    newer models name their instructions with; ``empty_content=""`` sends an assistant message
+    that has tool calls and no text with ``"content": ""`` instead of null (see ``to_messages``).
     """
-    wire = to_messages(messages, system_role=system_role)
+    wire = to_messages(messages, system_role=system_role, empty_content=empty_content)
     listed = to_tools(tools)
     return request_body({"messages": wire, "tools": listed or None}, params, ("model",))
 
 
-def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system") -> list[dict[str, Any]]:
+def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system",
+                empty_content: str | None = None) -> list[dict[str, Any]]:
     """Return the Chat Completions ``messages`` for a conversation.
 
     >>> to_messages([ChatMessage.system("Be brief."), ChatMessage.user("Hi")])
@@ -87,10 +92,18 @@ def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system")
     [{'role': 'developer', 'content': 'Be brief.'}]
 
     ``system_role`` is ``"system"`` or ``"developer"`` (the name newer models use; both read
-    back as a system message).
+    back as a system message). ``empty_content`` is the content of an assistant message that
+    has tool calls and no text: None sends null, as OpenAI documents; ``""`` is for servers that
+    refuse null there (llama-cpp-python's server answers HTTP 500):
+
+    >>> call = ToolCall("call_1", "list_recipes", {})
+    >>> to_messages([ChatMessage.assistant(tool_calls=[call])], empty_content="")[0]["content"]
+    ''
     """
     if system_role != "system" and system_role != "developer":
         raise TypeError("system_role must be 'system' or 'developer'")
+    if empty_content is not None and empty_content != "":
+        raise TypeError("empty_content must be None or ''")
     out: list[dict[str, Any]] = []
     held: list[dict[str, Any]] = []  # images taken out of tool results, sent after the run
     for i, message in enumerate(checked_messages(messages)):
@@ -111,7 +124,7 @@ def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system")
             if role is TOOL:
                 out.append(_tool_to(message, held))
             elif role is ASSISTANT:
-                out.append(_assistant_to(message))
+                out.append(_assistant_to(message, empty_content))
             else:
                 out.append({"role": "user" if role is USER else system_role, "content": _content_to(message.content)})
         except ValidationError as exc:
@@ -142,9 +155,11 @@ def _content_to(content: Any) -> Any:
     return [_part_to(part, j) for j, part in enumerate(content)]
 
 
-def _assistant_to(message: ChatMessage) -> dict[str, Any]:
+def _assistant_to(message: ChatMessage, empty_content: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": _content_to(message.content)}
     if message.tool_calls:
+        if out["content"] is None:
+            out["content"] = empty_content
         out["tool_calls"] = [
             {
                 "id": call.id,
@@ -285,10 +300,11 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
             text = (TextPart(text), TextPart(refusal))
         else:
             text = (*text, TextPart(refusal))
-    for key in ("function_call", "audio"):
-        if item.get(key) is not None:
+    listed = get_list(item, "tool_calls")
+    for key in ("function_call", "audio"):  # a function_call beside tool_calls is their legacy echo: left out
+        if item.get(key) is not None and not (key == "function_call" and listed):
             raise ValidationError(f"{key} is not supported (use tool calls / text)", key, UNSUPPORTED)
-    calls = map_items(_call_from, get_list(item, "tool_calls"), "tool_calls")
+    calls = map_items(_call_from, listed, "tool_calls")
     try:
         return assistant(text, tuple(calls), plain_parts(item, "reasoning_content", "reasoning")), refusal
     except ValidationError as exc:  # duplicate call ids: the paths coincide with OpenAI's
@@ -456,9 +472,9 @@ class StreamParser(StreamReader):
         if refusal:
             self._refusal.append(refusal)
             out.append(refusal)
-        if delta.get("function_call") is not None:
-            raise ValidationError("function_call is not supported (use tool calls)", "function_call", UNSUPPORTED)
         calls = delta.get("tool_calls")
+        if delta.get("function_call") is not None and not calls:  # beside tool_calls: their legacy echo, left out
+            raise ValidationError("function_call is not supported (use tool calls)", "function_call", UNSUPPORTED)
         if calls:
             if type(calls) is not list:
                 raise expected("an array", calls, "tool_calls")

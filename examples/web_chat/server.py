@@ -41,7 +41,9 @@ Who the caller is: the Socket.IO ``auth`` token (``io({auth: {token}})``) or the
 ``Authorization: Bearer <token>``; a session belongs to the token that created it (kept in
 memory, or in Redis with ``--redis``, as a digest of the token: a product puts its own
 authentication here). Without a token a caller is anonymous
-and can open only new sessions.
+and can open only new sessions. A body too deep for the JSON parser is a ``depth`` error; a
+request whose headers or body arrive too slowly (``--head-timeout``, ``--body-timeout``) is
+answered 408 and its connection closed, on every path.
 
 Several processes (``--store postgresql://...`` or one shared SQLite file, ``--redis redis://...``)
 serve the same sessions: python-socketio's Redis manager carries each room broadcast to the clients
@@ -53,6 +55,11 @@ events, and a ``chat:send`` is refused with ``unavailable`` until Redis is back.
 The model is a scripted stand-in speaking Anthropic's streamed Messages API (the recipes
 scenario), or ``--model anthropic|openai|ollama`` over plain HTTP (``ANTHROPIC_API_KEY``;
 ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for vLLM and other compatible servers; ``OLLAMA_HOST``).
+``--param NAME=VALUE`` adds to each model request (``temperature=0``, ``stream=false``, or a codec
+option); ``--tool-choice TOOL`` makes the first model call of each turn call TOOL. A local model
+behind llama-cpp-python's server needs both (docs/web-chat.md): ``--model openai --tool-choice
+list_recipes --param empty_content='""'``. A model server that fails is named in the turn's
+failed ``completion`` (its address and HTTP status, never its text).
 Every tool runs without asking, except those named with ``--ask TOOL`` (repeatable). A turn
 lives in the process that runs it: its ``chat:cancel`` and ``tool:approval:response`` must reach
 that process (with ``--redis``, one whose client is in the session's room on it).
@@ -74,6 +81,7 @@ import re
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
@@ -89,8 +97,10 @@ sys.path.insert(0, str(HERE.parent.parent))
 try:
     import engineio.packet
     import socketio
+    import h11
     import socketio.packet
     import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 except ImportError:
     sys.exit('examples/web_chat/server.py needs the web extra: pip install -e ".[web]"')
 
@@ -126,6 +136,8 @@ SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real 
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
 SUPERSEDED = "the user sent a new message"  # why a turn left waiting for approval ends when an HTTP client writes again
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
+HEAD_TIMEOUT = 10.0  # seconds for a request's line and headers, from the connection (or the previous answer) on
+BODY_TIMEOUT = 60.0  # seconds for a request's body, from its headers on
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -138,6 +150,12 @@ IMAGE_MAGIC = {
 }
 CLIENT_JS = HERE / "node_modules" / "socket.io-client" / "dist" / "socket.io.min.js"
 UI_ENDPOINTS = {"/api/agui": "agui", "/api/aisdk": "aisdk"}  # the front-ends' protocols (agentmsg.ui)
+MODEL_TIMEOUT = 120  # seconds the model server may stay silent (connecting, or between two reads)
+MAX_MODEL_BODY = 16 * 1024 * 1024  # bytes of a model's answer that is not streamed
+MAX_MODEL_LINE = 1024 * 1024  # bytes of one line of a model's stream
+EMPTY_STREAM = ("the model server ended its stream without sending an event (llama-cpp-python's server does so for a "
+                "streamed call with tool_choice 'auto': force a tool with --tool-choice TOOL, or do not stream: "
+                "--param stream=false)")
 
 
 class ClientError(Exception):
@@ -205,21 +223,94 @@ def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
     return _anthropic_stream(_paced(re.findall(r"\S+\s*", opening)), call)
 
 
-def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
-    """POST ``body`` and yield the parsed events of the streamed answer (SSE ``data:`` or NDJSON)."""
+def _model_address(url: str) -> str:
+    """The model server a URL names, for messages: host and port, never credentials or a path."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.hostname or ''}{':' + str(parts.port) if parts.port else ''}"
+
+
+def _open_model(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    """POST ``body`` to the model server; a failure is a ``ProcessingError`` naming the server and the status."""
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers={"content-type": "application/json", **headers})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        for raw in response:
+    try:
+        return urllib.request.urlopen(request, timeout=MODEL_TIMEOUT)
+    except urllib.error.HTTPError as exc:  # its body is the server's text: not shown
+        exc.close()
+        raise ProcessingError(f"the model server at {_model_address(url)} answered HTTP {exc.code}", "http") from None
+    except (urllib.error.URLError, OSError) as exc:
+        cause = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise ProcessingError(f"the model server at {_model_address(url)} cannot be reached ({type(cause).__name__})",
+                              "unreachable") from None
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Any:
+    """POST ``body``; return the answer: the parsed body, or (``"stream": true``) an iterator of its events."""
+    if body.get("stream"):
+        return _post_stream(url, body, headers, ndjson)
+    with _open_model(url, body, headers) as response:
+        data = response.read(MAX_MODEL_BODY + 1)
+    if len(data) > MAX_MODEL_BODY:
+        raise ProcessingError(f"the model server sent an answer over {MAX_MODEL_BODY} bytes", "too_large")
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ProcessingError("the model server's answer is not JSON", "json") from None
+
+
+def _post_stream(url: str, body: dict[str, Any], headers: dict[str, str], ndjson: bool) -> Iterator[Any]:
+    """POST ``body`` and yield the parsed events of the streamed answer (SSE ``data:`` or NDJSON)."""
+    events = 0
+    with _open_model(url, body, headers) as response:
+        while raw := response.readline(MAX_MODEL_LINE + 1):
+            if len(raw) > MAX_MODEL_LINE:
+                raise ProcessingError(f"the model server sent a line over {MAX_MODEL_LINE} bytes", "too_large")
             line = raw.decode("utf-8").strip()
             if ndjson:
                 if line:
+                    events += 1
                     yield json.loads(line)
             elif line.startswith("data:"):
                 data = line[5:].strip()
                 if data == "[DONE]":
                     return
+                events += 1
                 yield json.loads(data)
+    if not events:
+        raise ProcessingError(EMPTY_STREAM, "empty")
+
+
+def first_call_tool_choice(model: Callable[[dict[str, Any]], Any], choice: str) -> Callable[[dict[str, Any]], Any]:
+    """Send ``tool_choice`` (a tool's name, or auto, required, none) with the first model call of each turn.
+
+    The calls that follow tool results go without it (the server's default), so a forced tool
+    runs once per turn and the model then answers.
+    """
+    value: Any = choice if choice in ("auto", "required", "none") else {"type": "function", "function": {"name": choice}}
+
+    def call(body: dict[str, Any]) -> Any:
+        after = next((m.get("role") for m in reversed(body["messages"]) if m.get("role") != "user"), None)
+        return model({**body, "tool_choice": value} if after != "tool" else body)
+
+    return call
+
+
+def model_params(provider: Any, params: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+    """Return ``params`` with each ``--param NAME=VALUE`` (a JSON value, else the text) set; exit if the codec refuses them."""
+    params = dict(params)
+    for item in extra:
+        name, sep, text = item.partition("=")
+        if not sep or not name.isidentifier():
+            sys.exit(f"--param takes NAME=VALUE, got {item[:40]!r}")
+        try:
+            params[name] = json.loads(text)
+        except ValueError:
+            params[name] = text
+    try:
+        provider.to_request([ChatMessage.user("?")], **params)
+    except (TypeError, ValidationError) as exc:
+        sys.exit(f"--param: the {provider.__name__.rpartition('.')[2]} codec refuses these parameters: {exc}")
+    return params
 
 
 def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[str, Any]], Any], dict[str, Any]]:
@@ -228,18 +319,18 @@ def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[s
         key = os.environ.get("ANTHROPIC_API_KEY") or sys.exit("--model anthropic needs ANTHROPIC_API_KEY")
         headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
         params = {"model": model_name or "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
-        return anthropic, lambda body: _post_stream("https://api.anthropic.com/v1/messages", body, headers, False), params
+        return anthropic, lambda body: _post("https://api.anthropic.com/v1/messages", body, headers, False), params
     if name == "openai":
         base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
         key = os.environ.get("OPENAI_API_KEY", "")
         headers = {"authorization": f"Bearer {key}"} if key else {}
         params = {"model": model_name or "gpt-4.1-mini", "stream": True}
-        return openai, lambda body: _post_stream(f"{base}/chat/completions", body, headers, False), params
+        return openai, lambda body: _post(f"{base}/chat/completions", body, headers, False), params
     host = os.environ.get("OLLAMA_HOST", "http://localhost:11434").rstrip("/")
     if "://" not in host:
         host = "http://" + host
     params = {"model": model_name or "llama3.2", "stream": True}
-    return ollama, lambda body: _post_stream(f"{host}/api/chat", body, {}, True), params
+    return ollama, lambda body: _post(f"{host}/api/chat", body, {}, True), params
 
 
 # -- sessions --------------------------------------------------------------------------------------
@@ -1033,11 +1124,10 @@ class ChatServer:
     async def api_chat(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
-            body = await _read_body(receive, headers)
             try:
-                payload = json.loads(body)
-            except (UnicodeDecodeError, ValueError):
-                raise ClientError("json", "body", "body: must be a JSON object") from None
+                payload = _parse_body(await _read_body(receive, headers))
+            except ValidationError as exc:
+                raise ClientError.invalid(exc) from None
             request = self.stamped(self.request(payload))
             auth = headers.get("authorization", "")
             token = auth[7:] if auth.startswith("Bearer ") else None
@@ -1098,10 +1188,7 @@ class ChatServer:
         translator: agui.AguiRun | aisdk.AiSdkStream
         request: ChatRequest | None = None
         try:
-            try:
-                payload = json.loads(body)
-            except (UnicodeDecodeError, ValueError):
-                raise ValidationError("must be a JSON object", "body", "json") from None
+            payload = _parse_body(body)
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
@@ -1303,24 +1390,113 @@ def user_of(token: str) -> str:
     return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
+def _parse_body(body: bytes) -> Any:
+    """Parse a request body; a ``ValidationError`` at ``body`` (code ``json``, or ``depth`` past the parser's nesting)."""
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        raise ValidationError("must be a JSON object", "body", "json") from None
+    except RecursionError:
+        raise ValidationError("nested too deeply", "body", "depth") from None
+
+
+def deadline_protocol(head: float, body: float) -> type[asyncio.Protocol]:
+    """Return uvicorn's h11 protocol with a deadline for each request's head and one for its body.
+
+    A request whose line and headers have not arrived ``head`` seconds after the connection was
+    made (or after the previous answer on it), or whose body has not arrived ``body`` seconds
+    after them, is answered 408 with this backend's JSON error (``code: "timeout"``; unless an
+    answer has started) and its connection closed: a client sending a byte a second holds a
+    connection for a bounded time, on every endpoint (Socket.IO's polling requests included).
+    """
+    late = {phase: json.dumps(ClientError("timeout", phase, f"{phase}: not received within {limit:g} s",
+                                          408).payload()).encode()
+            for phase, limit in (("headers", head), ("body", body))}
+
+    class Deadlines(H11Protocol):
+        _phase = ""
+        _timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._watch()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._arm("")
+            super().connection_lost(exc)
+
+        def _watch(self) -> None:
+            state = self.conn.their_state  # IDLE: waiting for a request's head; SEND_BODY: for its body
+            if self.transport.get_protocol() is not self:  # handed over to a WebSocket: no HTTP request any more
+                state = None
+            self._arm("headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else "")
+
+        def _arm(self, phase: str) -> None:
+            if phase == self._phase:
+                return
+            if self._timer is not None:
+                self._timer.cancel()
+            self._phase, self._timer = phase, None
+            if phase and not self.transport.is_closing():
+                self._timer = self.loop.call_later(head if phase == "headers" else body, self._late)
+
+        def _late(self) -> None:
+            phase, self._phase, self._timer = self._phase, "", None
+            if self.transport.is_closing():
+                return
+            if phase == "headers" or self.cycle is None or not self.cycle.response_started:
+                self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                                     b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(late[phase]), late[phase]))
+            self.transport.close()
+
+    return Deadlines
+
+
+def whole_bodies(app: Any) -> Any:
+    """Wrap an ASGI app: it sees an HTTP request once its whole body (at most ``MAX_BODY`` bytes) has arrived.
+
+    A body over ``MAX_BODY`` is answered 413 at once; a client that hangs up (or is cut by
+    ``deadline_protocol``) before its body is complete never reaches the app, so no handler
+    (python-engineio's included) reads a truncated body as a whole one.
+    """
+    async def whole(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        chunks, size, more = [], 0, True
+        while more and length.isdigit() and int(length) <= MAX_BODY and size <= MAX_BODY:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+        if more or size > MAX_BODY:
+            return await _json(send, 413, ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes",
+                                                      413).payload())
+        pending = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+
+        async def replay() -> Any:
+            return pending.pop() if pending else await receive()
+
+        return await app(scope, replay, send)
+
+    return whole
+
+
 async def _read_body(receive: Any, headers: dict[str, str]) -> bytes:
+    """Return a JSON request's body (``whole_bodies`` has read it, bounded)."""
     if not headers.get("content-type", "").startswith("application/json"):
         raise ClientError("content_type", "content-type", "content-type: must be application/json", 415)
-    length = headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientError("disconnect", "body", "body: the client went away")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes", 413)
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            return b"".join(chunks)
+    return bytes((await receive()).get("body", b""))
 
 
 async def _respond(send: Any, status: int, body: bytes, content_type: str) -> None:
@@ -1375,12 +1551,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-name", help="the provider's model name (a default per provider)")
     parser.add_argument("--ask", action="append", default=[], metavar="TOOL",
                         help="ask the user before running TOOL (tool:approval:request); repeatable")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a parameter of each model request (VALUE is JSON, else text): temperature=0, "
+                             "stream=false; also the codec's options (openai: empty_content='\"\"'); repeatable")
+    parser.add_argument("--tool-choice", metavar="TOOL",
+                        help="--model openai: the first model call of each turn must call TOOL (or: auto, required, "
+                             "none); the calls after tool results go without tool_choice")
+    parser.add_argument("--head-timeout", type=float, default=HEAD_TIMEOUT, metavar="SECONDS",
+                        help="the time a request's line and headers may take (then: 408, and the connection closed)")
+    parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="SECONDS",
+                        help="the time a request's body may take after its headers (then: 408, and the connection closed)")
     args = parser.parse_args(argv)
+    if not (args.head_timeout > 0 and args.body_timeout > 0):
+        parser.error("--head-timeout and --body-timeout take a number of seconds over 0")
+    if args.tool_choice is not None and args.model != "openai":
+        parser.error("--tool-choice goes with --model openai")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.model == "scripted":
         provider, model, params = anthropic, scripted_model, {"model": "claude-haiku-4-5", "max_tokens": 1024, "stream": True}
     else:
         provider, model, params = http_model(args.model, args.model_name)
+    params = model_params(provider, params, args.param)
+    if args.tool_choice is not None:
+        model = first_call_tool_choice(model, args.tool_choice)
     if args.redis:
         check_redis(args.redis)
     recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
@@ -1389,7 +1582,8 @@ def main(argv: list[str] | None = None) -> int:
         where = f", redis: {redis_address(args.redis)}" if args.redis else ""
         print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
               flush=True)
-        uvicorn.run(chat.app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+        uvicorn.run(whole_bodies(chat.app), host=args.host, port=args.port, log_level="warning", lifespan="on",
+                    http=deadline_protocol(args.head_timeout, args.body_timeout))
     return 0
 
 
