@@ -1,0 +1,141 @@
+"""The fields of agentmsg's own documents, to report a key no reader knows (a typo, most often).
+
+>>> unknown_fields(FIELDS["chat_message"], {"role": "user", "contnet": "Hi", "content": [
+...     {"type": "text", "text": "Hi", "cache": True}]})
+['contnet', 'content[0].cache']
+>>> unknown_fields(FIELDS["tool_call"], {"id": "c1", "name": "now", "arguments": {"anything": 1}})
+[]
+
+The decoders ignore a key they do not read (the documents stay readable by older versions), so
+``"contnet"`` passes and the content is silently missing; the validator reports it as a warning
+(an error with ``--strict``). A ``Node`` is ``(keys, children, tag, variants)``: the keys an
+object may hold (None: any), the node of each key whose value is an object or an array of them
+(an array is looked through: its objects are checked against the same node), and, for objects
+told apart by a tag (a part's ``type``, an event's name), the key and the node of each value
+(an unknown value: the node itself, the union of them all).
+
+The table is written from the shipped JSON Schemas (``agentmsg/formats``), where a key's
+properties are listed, by ``tests/test_validate_fields.py``: ``AGENTMSG_REGENERATE=1`` rewrites
+it after a schema changes. The values the schemas leave open (a tool's ``parameters``, a call's
+``arguments``, ``extras``, an artifact) are not looked into. Records need no table: their
+decoders refuse an unknown key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Node", "FIELDS", "unknown_fields", "has_unknown_fields"]
+
+Node = tuple["frozenset[str] | None", "dict[str, Node]", str, "dict[str, Node]"]
+
+_SHOWN = 40  # the most characters of an unknown key a path shows
+
+
+def unknown_fields(node: Node, value: Any, path: str = "", out: list[str] | None = None) -> list[str]:
+    """Return the paths of the keys in ``value`` that ``node`` does not know (an object's own, then its values')."""
+    found: list[str] = [] if out is None else out
+    _walk(node, value, path, found)
+    return found
+
+
+def has_unknown_fields(node: Node, value: Any) -> bool:
+    """Tell whether ``value`` holds a key ``node`` does not know (the fast path's question)."""
+    return _walk(node, value, "", None)
+
+
+def _walk(node: Node, value: Any, path: str, out: list[str] | None) -> bool:
+    """Note in ``out`` each unknown key (None: return True at the first); tell if there was one."""
+    if type(value) is list:  # looked through once: an array of arrays is no document's shape
+        found = False
+        for i, item in enumerate(value):
+            if type(item) is dict and _walk(node, item, "" if out is None else f"{path}[{i}]", out):
+                if out is None:
+                    return True
+                found = True
+        return found
+    if type(value) is not dict:
+        return False
+    keys, children, tag, variants = node
+    if tag:
+        chosen = value.get(tag)
+        if type(chosen) is str and chosen in variants:
+            keys, children, _, _ = variants[chosen]
+    found = False
+    if keys is not None and not keys.issuperset(value):
+        if out is None:
+            return True
+        out.extend(f"{path}.{key[:_SHOWN]}" if path else key[:_SHOWN] for key in value if key not in keys)
+        found = True
+    for key, child in children.items():
+        inner = value.get(key)
+        if (type(inner) is dict or type(inner) is list) and _walk(child, inner, "" if out is None else f"{path}.{key}" if path else key, out):
+            if out is None:
+                return True
+            found = True
+    return found
+
+
+# -- written from the shipped schemas by tests/test_validate_fields.py (AGENTMSG_REGENERATE=1) --
+_N0: Node = (frozenset({"data", "media_type", "type"}), {}, "", {})
+_N1: Node = (frozenset({"path", "type"}), {}, "", {})
+_N2: Node = (frozenset({"type", "url"}), {}, "", {})
+_N3: Node = (frozenset({"data", "media_type", "path", "type", "url"}), {}, "type", {"base64": _N0, "file": _N1, "url": _N2})
+_N4: Node = (frozenset({"source", "type"}), {"source": _N3}, "", {})
+_N5: Node = (frozenset({"text", "type"}), {}, "", {})
+_N6: Node = (frozenset({"source", "text", "type"}), {"source": _N3}, "type", {"image": _N4, "text": _N5})
+_N7: Node = (frozenset({"anchor", "id", "provider", "redacted", "signature", "text", "type"}), {}, "", {})
+_N8: Node = (frozenset({"arguments", "id", "name"}), {}, "", {})
+_N9: Node = (frozenset({"content", "is_error", "reasoning", "role", "tool_call_id", "tool_calls"}), {"content": _N5, "reasoning": _N7, "tool_calls": _N8}, "", {})
+_N10: Node = (frozenset({"content", "is_error", "reasoning", "role", "tool_call_id", "tool_calls"}), {"content": _N5}, "", {})
+_N11: Node = (frozenset({"content", "is_error", "reasoning", "role", "tool_call_id", "tool_calls"}), {"content": _N6}, "", {})
+_N12: Node = (frozenset({"content", "is_error", "reasoning", "role", "tool_call_id", "tool_calls"}), {"content": _N6, "reasoning": _N7, "tool_calls": _N8}, "role", {"assistant": _N9, "system": _N10, "tool": _N11, "user": _N11})
+_N13: Node = (frozenset({"is_error", "result", "tool_call_id"}), {}, "", {})
+_N14: Node = (frozenset({"description", "extras", "name", "parameters", "strict"}), {}, "", {})
+_N15: Node = (frozenset({"arguments_delta", "id", "index", "name"}), {}, "", {})
+_N16: Node = (frozenset({"data", "media_type"}), {}, "", {})
+_N17: Node = (frozenset({"arguments", "artifactIds", "completedAt", "content", "error", "id", "kind", "progressText", "role", "status", "timestamp", "title", "toolCallId", "toolName"}), {}, "", {})
+_N18: Node = (frozenset({"content", "id", "role", "timestamp"}), {}, "", {})
+_N19: Node = (frozenset({"arguments", "artifactIds", "completedAt", "content", "error", "id", "kind", "progressText", "role", "status", "timestamp", "title", "toolCallId", "toolName"}), {}, "role", {"assistant": _N17, "user": _N18})
+_N20: Node = (frozenset({"approved", "arguments", "artifact", "artifactId", "artifacts", "cancelled", "chunk", "code", "content", "conversation_id", "error", "finalArtifactId", "id", "image", "kind", "message", "messageId", "messages", "patch", "progress", "progressText", "reason", "result", "role", "sessionId", "showInCanvas", "status", "success", "timestamp", "title", "toolCallId", "toolName", "turnId"}), {"image": _N16, "messages": _N19}, "", {})
+_N21: Node = (frozenset({"sessionId", "turnId"}), {}, "", {})
+_N22: Node = (frozenset({"event", "payload"}), {"payload": _N21}, "", {})
+_N23: Node = (frozenset({"artifacts", "messages", "sessionId", "status"}), {"messages": _N19}, "", {})
+_N24: Node = (frozenset({"event", "payload"}), {"payload": _N23}, "", {})
+_N25: Node = (frozenset({"conversation_id", "image", "message"}), {"image": _N16}, "", {})
+_N26: Node = (frozenset({"event", "payload"}), {"payload": _N25}, "", {})
+_N27: Node = (frozenset({"cancelled", "code", "error", "finalArtifactId", "result", "success", "turnId"}), {}, "", {})
+_N28: Node = (frozenset({"event", "payload"}), {"payload": _N27}, "", {})
+_N29: Node = (frozenset({"chunk", "id"}), {}, "", {})
+_N30: Node = (frozenset({"event", "payload"}), {"payload": _N29}, "", {})
+_N31: Node = (frozenset({"id"}), {}, "", {})
+_N32: Node = (frozenset({"event", "payload"}), {"payload": _N31}, "", {})
+_N33: Node = (frozenset({"content", "id", "role"}), {}, "", {})
+_N34: Node = (frozenset({"event", "payload"}), {"payload": _N33}, "", {})
+_N35: Node = (frozenset({"artifactId", "message", "progress", "status"}), {}, "", {})
+_N36: Node = (frozenset({"event", "payload"}), {"payload": _N35}, "", {})
+_N37: Node = (frozenset({"arguments", "id", "toolName", "turnId"}), {}, "", {})
+_N38: Node = (frozenset({"event", "payload"}), {"payload": _N37}, "", {})
+_N39: Node = (frozenset({"approved", "id", "reason", "sessionId"}), {}, "", {})
+_N40: Node = (frozenset({"event", "payload"}), {"payload": _N39}, "", {})
+_N41: Node = (frozenset({"artifact", "messageId", "showInCanvas"}), {}, "", {})
+_N42: Node = (frozenset({"event", "payload"}), {"payload": _N41}, "", {})
+_N43: Node = (frozenset({"error", "id", "status", "timestamp"}), {}, "", {})
+_N44: Node = (frozenset({"event", "payload"}), {"payload": _N43}, "", {})
+_N45: Node = (frozenset({"arguments", "content", "id", "kind", "progressText", "role", "status", "timestamp", "title", "toolCallId", "toolName"}), {}, "", {})
+_N46: Node = (frozenset({"event", "payload"}), {"payload": _N45}, "", {})
+_N47: Node = (frozenset({"id", "patch"}), {}, "", {})
+_N48: Node = (frozenset({"event", "payload"}), {"payload": _N47}, "", {})
+_N49: Node = (frozenset({"event", "payload"}), {"payload": _N20}, "event", {"chat:cancel": _N22, "chat:init": _N24, "chat:send": _N26, "completion": _N28, "message:chunk": _N30, "message:end": _N32, "message:start": _N34, "progress": _N36, "reasoning:chunk": _N30, "reasoning:end": _N32, "reasoning:start": _N32, "tool:approval:request": _N38, "tool:approval:response": _N40, "tool:artifact": _N42, "tool:message:complete": _N44, "tool:message:start": _N46, "tool:message:update": _N48, "turn:start": _N22})
+FIELDS: dict[str, Node] = {
+    "chat_message": _N12,
+    "conversation": _N12,
+    "tool_call": _N8,
+    "tool_result": _N13,
+    "tool_definition": _N14,
+    "tool_definitions": _N14,
+    "tool_call_delta": _N15,
+    "reasoning_part": _N7,
+    "event": _N49,
+}
+# -- end of the written table --
