@@ -97,7 +97,12 @@ def count(n: int, unit: str) -> str:
 
     Every size a repr shows goes through here, so the words agree everywhere.
     """
-    return f"<{n} {unit}>" if n == 1 else f"<{n} {unit}s>"
+    return f"<{many(n, unit)}>"
+
+
+def many(n: int, unit: str) -> str:
+    """Count ``n`` of ``unit`` in words, for reprs and error messages: ``1 item``, ``2 items``."""
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
 
 
 def sized(text: str | None) -> str:

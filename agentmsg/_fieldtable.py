@@ -38,8 +38,8 @@ keeps the generated text, for reading and
 debugging: there ``_check_x``, ``_decode_x``, ``_encode_x``, ``_show_x``, ``_default_x`` and
 ``_set_x`` are field ``x``'s check, decode, encode, show, default and slot setter.
 
-``new`` and ``slot_setters`` (from ``_slots``) are the same fast path by hand, for the core types'
-factories.
+The core types' field tables, their builders, ``to_dict`` and ``repr``, are
+``agentmsg._construct``'s (``new`` comes from there).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from dataclasses import MISSING, Field, fields as dataclass_fields
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ._checks import check_array, check_choice, check_keys, check_object, count, expect_object, map_items, missing
-from ._slots import new
+from ._construct import new
 from .errors import ValidationError
 
 __all__ = ["row", "field_table", "nested", "each", "size", "Codec", "SOURCE"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeVar
 
 from ._checks import check_text, expect_object, get_str, sized, type_name
-from ._slots import new, slot_setters
+from ._construct import builder, from_table, row
 from ._images import is_base64, split_data_url
 from .errors import ValidationError
 
@@ -22,6 +22,8 @@ __all__ = [
     "reasoning_from_dict",
     "IMAGE_MEDIA_TYPES",
 ]
+
+_P = TypeVar("_P", "TextPart", "ImagePart")
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
@@ -85,6 +87,7 @@ def _check_path(path_value: object, path: str = "path") -> str:
     return check_text(path_value, path)
 
 
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ImageSource:
     """Where an image comes from: a URL (http(s) or ``data:``), base64 data, or a file path.
@@ -102,11 +105,13 @@ class ImageSource:
     Build one with a factory; direct construction validates the same rules.
     """
 
-    type: Literal["url", "base64", "file"]
-    url: str | None = None
-    media_type: str | None = None
-    data: str | None = None
-    path: str | None = None
+    type: Literal["url", "base64", "file"] = field(metadata=row(repr="$"))
+    url: str | None = field(default=None, metadata=row(repr="sized($)"))
+    media_type: str | None = field(default=None, metadata=row(repr="$"))
+    data: str | None = field(default=None, metadata=row(repr="sized($)"))
+    path: str | None = field(default=None, metadata=row(repr="sized($)"))
+
+    to_dict: ClassVar[Callable[[ImageSource], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         kind = self.type
@@ -137,13 +142,7 @@ class ImageSource:
         ...     print(exc)
         url: must be an http(s) URL or a data: URL
         """
-        obj = new(cls)
-        _set_type(obj, "url")
-        _set_url(obj, _check_url(url))
-        _set_media_type(obj, None)
-        _set_data(obj, None)
-        _set_path(obj, None)
-        return obj
+        return _build_source("url", _check_url(url))
 
     @classmethod
     def from_base64(cls, data: str, media_type: str) -> ImageSource:
@@ -157,13 +156,7 @@ class ImageSource:
         ...     print(exc)
         media_type: must be one of image/png, image/jpeg, image/gif, image/webp
         """
-        obj = new(cls)
-        _set_type(obj, "base64")
-        _set_url(obj, None)
-        _set_media_type(obj, _check_media_type(media_type, "media_type"))
-        _set_data(obj, _check_base64(data, "data"))
-        _set_path(obj, None)
-        return obj
+        return _build_source("base64", None, _check_media_type(media_type, "media_type"), _check_base64(data, "data"))
 
     @classmethod
     def from_path(cls, path: str) -> ImageSource:
@@ -172,22 +165,7 @@ class ImageSource:
         >>> ImageSource.from_path("screenshots/login.png").to_dict()
         {'type': 'file', 'path': 'screenshots/login.png'}
         """
-        obj = new(cls)
-        _set_type(obj, "file")
-        _set_url(obj, None)
-        _set_media_type(obj, None)
-        _set_data(obj, None)
-        _set_path(obj, _check_path(path))
-        return obj
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape."""
-        kind = self.type
-        if kind == "url":
-            return {"type": "url", "url": self.url}
-        if kind == "base64":
-            return {"type": "base64", "media_type": self.media_type, "data": self.data}
-        return {"type": "file", "path": self.path}
+        return _build_source("file", path=_check_path(path))
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ImageSource:
@@ -204,19 +182,11 @@ class ImageSource:
             raise ValidationError("is required", "type", "missing")
         raise ValidationError("must be one of url, base64, file", "type", "value")
 
-    def __repr__(self) -> str:
-        if self.type == "url":
-            return f"ImageSource(type=url, url={sized(self.url or '')})"
-        if self.type == "base64":
-            return f"ImageSource(type=base64, media_type={self.media_type}, data=<{len(self.data or '')} chars>)"
-        return f"ImageSource(type=file, path=<{len(self.path or '')} chars>)"
+
+_build_source: Callable[..., ImageSource] = builder(ImageSource)
 
 
-_set_type, _set_url, _set_media_type, _set_data, _set_path = slot_setters(
-    ImageSource, "type", "url", "media_type", "data", "path"
-)
-
-
+@from_table(tag=("type", "text"))
 @dataclass(frozen=True, slots=True, repr=False)
 class TextPart:
     """A text part of a message's content.
@@ -225,25 +195,17 @@ class TextPart:
     {'type': 'text', 'text': 'Describe this image.'}
     """
 
-    text: str
+    text: str = field(metadata=row(repr="sized($)"))
+
+    to_dict: ClassVar[Callable[[TextPart], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         _check_text_field(self.text, "text")
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape."""
-        return {"type": "text", "text": self.text}
-
     @classmethod
     def from_dict(cls, data: Any, /) -> TextPart:
         """Parse the canonical JSON shape."""
-        part = part_from_dict(data)
-        if type(part) is not TextPart:
-            raise ValidationError("must be 'text'", "type", "value")
-        return part
-
-    def __repr__(self) -> str:
-        return f"TextPart(text=<{len(self.text)} chars>)"
+        return _part_of_kind(data, TextPart, "text")
 
 
 def _check_text_field(text: object, path: str) -> str:
@@ -252,16 +214,10 @@ def _check_text_field(text: object, path: str) -> str:
     raise ValidationError(f"expected a string, got {type_name(text)}", path, "type")
 
 
-(_set_text,) = slot_setters(TextPart, "text")
+text_part: Callable[[str], TextPart] = builder(TextPart)
 
 
-def text_part(text: str) -> TextPart:
-    """Build a TextPart from an already checked string (private fast path)."""
-    obj = new(TextPart)
-    _set_text(obj, text)
-    return obj
-
-
+@from_table(tag=("type", "image"))
 @dataclass(frozen=True, slots=True, repr=False)
 class ImagePart:
     """An image part of a message's content.
@@ -270,7 +226,9 @@ class ImagePart:
     {'type': 'image', 'source': {'type': 'url', 'url': 'https://example.com/cat.png'}}
     """
 
-    source: ImageSource
+    source: ImageSource = field(metadata=row(to_dict="$.to_dict()"))
+
+    to_dict: ClassVar[Callable[[ImagePart], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         if type(self.source) is not ImageSource:
@@ -278,23 +236,13 @@ class ImagePart:
                 f"expected an ImageSource, got {type_name(self.source)}", "source", "type"
             )
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape."""
-        return {"type": "image", "source": self.source.to_dict()}
-
     @classmethod
     def from_dict(cls, data: Any, /) -> ImagePart:
         """Parse the canonical JSON shape."""
-        part = part_from_dict(data)
-        if type(part) is not ImagePart:
-            raise ValidationError("must be 'image'", "type", "value")
-        return part
-
-    def __repr__(self) -> str:
-        return f"ImagePart(source={self.source!r})"
+        return _part_of_kind(data, ImagePart, "image")
 
 
-(_set_source,) = slot_setters(ImagePart, "source")
+_build_image: Callable[[ImageSource], ImagePart] = builder(ImagePart)
 
 ContentPart = TextPart | ImagePart
 
@@ -310,12 +258,18 @@ def part_from_dict(data: Any) -> ContentPart:
             source = ImageSource.from_dict(data.get("source"))
         except ValidationError as exc:
             raise exc.prefixed("source") from None
-        obj = new(ImagePart)
-        _set_source(obj, source)
-        return obj
+        return _build_image(source)
     if kind is None:
         raise ValidationError("is required", "type", "missing")
     raise ValidationError("must be 'text' or 'image'", "type", "value")
+
+
+def _part_of_kind(data: Any, cls: type[_P], kind: str) -> _P:
+    """Parse one content part that must be of ``kind``."""
+    part = part_from_dict(data)
+    if type(part) is not cls:
+        raise ValidationError(f"must be '{kind}'", "type", "value")
+    return part
 
 
 def _missing(key: str) -> Any:
@@ -367,6 +321,7 @@ def _check_reasoning(
     return text, signature, redacted, provider, id, anchor
 
 
+@from_table(tag=("type", "reasoning"))
 @dataclass(frozen=True, slots=True, repr=False)
 class ReasoningPart:
     """One piece of a model's reasoning, kept on an assistant message so it can be sent back.
@@ -392,30 +347,17 @@ class ReasoningPart:
     whose Gemini ``functionCall`` part carries the signature).
     """
 
-    text: str = ""
-    signature: str | None = None
+    text: str = field(default="", metadata=row(repr="sized($)", always=True))
+    signature: str | None = field(default=None, metadata=row(repr="sized($)"))
     redacted: bool = False
     provider: str | None = None
-    id: str | None = None
-    anchor: str | None = None
+    id: str | None = field(default=None, metadata=row(repr="sized($)"))
+    anchor: str | None = field(default=None, metadata=row(repr="sized($)"))
+
+    to_dict: ClassVar[Callable[[ReasoningPart], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         _check_reasoning(self.text, self.signature, self.redacted, self.provider, self.id, self.anchor)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape (None and false omitted; ``text`` always present)."""
-        out: dict[str, Any] = {"type": "reasoning", "text": self.text}
-        if self.signature is not None:
-            out["signature"] = self.signature
-        if self.redacted:
-            out["redacted"] = True
-        if self.provider is not None:
-            out["provider"] = self.provider
-        if self.id is not None:
-            out["id"] = self.id
-        if self.anchor is not None:
-            out["anchor"] = self.anchor
-        return out
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ReasoningPart:
@@ -426,22 +368,8 @@ class ReasoningPart:
         """
         return reasoning_from_dict(data)
 
-    def __repr__(self) -> str:
-        fields = [f"text={sized(self.text)}"]
-        if self.signature is not None:
-            fields.append(f"signature={sized(self.signature)}")
-        if self.redacted:
-            fields.append("redacted=True")
-        if self.provider is not None:
-            fields.append(f"provider={self.provider!r}")
-        if self.id is not None:
-            fields.append(f"id={sized(self.id)}")
-        if self.anchor is not None:
-            fields.append(f"anchor={sized(self.anchor)}")
-        return f"ReasoningPart({', '.join(fields)})"
 
-
-_r_setters = slot_setters(ReasoningPart, "text", "signature", "redacted", "provider", "id", "anchor")
+_build_reasoning: Callable[..., ReasoningPart] = builder(ReasoningPart)
 
 
 def reasoning_part(
@@ -453,11 +381,7 @@ def reasoning_part(
     anchor: str | None = None,
 ) -> ReasoningPart:
     """Build a ReasoningPart after checking its fields (the codecs' fast path)."""
-    values = _check_reasoning(text, signature, redacted, provider, id, anchor)
-    obj = new(ReasoningPart)
-    for setter, value in zip(_r_setters, values):
-        setter(obj, value)
-    return obj
+    return _build_reasoning(*_check_reasoning(text, signature, redacted, provider, id, anchor))
 
 
 def reasoning_from_dict(data: Any) -> ReasoningPart:

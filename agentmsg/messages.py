@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from ._checks import check_nonempty, check_text, count, expect_object, get_bool, get_str, map_items, sized, type_name
-from ._slots import new, slot_setters, slots_twin
-from ._frozen import thaw_checked
+from ._construct import builder, from_table, raw_setters, row
 from .content import ContentPart, ImagePart, ReasoningPart, TextPart, part_from_dict, reasoning_from_dict
 from .errors import ValidationError
 from .roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
-from .tools import ToolCall, tool_call_from_dict
+from .tools import ToolCall, tool_call_from_dict, tool_calls_to_dicts
 
 __all__ = ["ChatMessage", "Content", "ToolResult"]
 
@@ -119,17 +118,6 @@ def _check_rules(
             raise ValidationError("an assistant message needs content or at least one tool call", "content", "missing")
 
 
-def _calls_to_dicts(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
-    """``[call.to_dict() for call in calls]``, with the thaw of checked arguments written out."""
-    out = []
-    for call in calls:
-        arguments = call.arguments  # always made by freeze_json: it carries _nested
-        nested = arguments._nested
-        out.append({"id": call.id, "name": call.name,
-                    "arguments": thaw_checked(arguments, nested) if nested else dict(arguments)})
-    return out
-
-
 def _unique_ids(calls: tuple[ToolCall, ...]) -> bool:
     """Return whether the calls' ids differ (one or two calls, the usual case, without a set)."""
     n = len(calls)
@@ -140,12 +128,7 @@ def _unique_ids(calls: tuple[ToolCall, ...]) -> bool:
     return len({call.id for call in calls}) == n
 
 
-def _describe(content: Content) -> str:
-    if type(content) is str:
-        return count(len(content), "char")
-    return count(len(content), "part")  # type: ignore[arg-type]  # not a str: a tuple of parts (None never gets here)
-
-
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ChatMessage:
     """One message of a conversation; build it with a factory.
@@ -169,12 +152,18 @@ class ChatMessage:
     ``tool_call_id`` and ``is_error``.
     """
 
-    role: MessageRole
-    content: Content = None
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
+    role: MessageRole = field(metadata=row(to_dict="ROLE_NAMES[$]", repr="ROLE_NAMES[$]"))
+    content: Content = field(default=None, metadata=row(
+        to_dict="$ if type($) is str else [part.to_dict() for part in $]",
+        repr='count(len($), "char" if type($) is str else "part")'))
+    tool_calls: tuple[ToolCall, ...] = field(default=(), metadata=row(
+        to_dict="tool_calls_to_dicts($)", repr='"[" + ", ".join([f"{call.id}:{call.name}" for call in $]) + "]"'))
+    tool_call_id: str | None = field(default=None, metadata=row(after="role"))
     is_error: bool = False
-    reasoning: tuple[ReasoningPart, ...] = ()
+    reasoning: tuple[ReasoningPart, ...] = field(default=(), metadata=row(
+        to_dict="[part.to_dict() for part in $]", repr='"[" + ", ".join([sized(part.text) for part in $]) + "]"'))
+
+    to_dict: ClassVar[Callable[[ChatMessage], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         role = _check_role(self.role)
@@ -198,7 +187,7 @@ class ChatMessage:
         """
         if type(text) is not str:
             raise ValidationError(f"expected a string, got {type_name(text)}", "content", "type")
-        return _make(SYSTEM, check_text(text, "content"), (), None, False)
+        return _make(SYSTEM, check_text(text, "content"))
 
     @classmethod
     def user(cls, content: str | Iterable[ContentPart]) -> ChatMessage:
@@ -213,8 +202,8 @@ class ChatMessage:
         if type(content) is str:
             if not content.isascii():
                 check_text(content, "content")
-            return _make(USER, content, (), None, False)
-        return _make(USER, _check_content(_as_parts(content), USER), (), None, False)
+            return _make(USER, content)
+        return _make(USER, _check_content(_as_parts(content), USER))
 
     @classmethod
     def assistant(
@@ -248,7 +237,7 @@ class ChatMessage:
             _check_rules(ASSISTANT, checked, calls, None, False)  # raises, naming the rule
         if reasoning:
             return _make(ASSISTANT, checked, calls, None, False, _check_reasoning(reasoning, ASSISTANT))
-        return _make(ASSISTANT, checked, calls, None, False)
+        return _make(ASSISTANT, checked, calls)
 
     @classmethod
     def tool(cls, tool_call_id: str, result: str | Iterable[ContentPart], is_error: bool = False) -> ChatMessage:
@@ -279,34 +268,6 @@ class ChatMessage:
         return "".join([part.text for part in content if type(part) is TextPart])
 
     # -- codec ------------------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape (None and empty defaults omitted)."""
-        content: Any = self.content
-        role = self.role
-        if type(content) is tuple:
-            content = [part.to_dict() for part in content]
-        if role is TOOL:
-            if self.is_error:
-                return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content, "is_error": True}
-            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": content}
-        tool_calls = self.tool_calls
-        if self.reasoning:
-            out: dict[str, Any] = {"role": "assistant"}
-            if content is not None:
-                out["content"] = content
-            if tool_calls:
-                out["tool_calls"] = _calls_to_dicts(tool_calls)
-            out["reasoning"] = [part.to_dict() for part in self.reasoning]
-            return out
-        if tool_calls:
-            calls = _calls_to_dicts(tool_calls)
-            if content is None:
-                return {"role": "assistant", "tool_calls": calls}
-            return {"role": "assistant", "content": content, "tool_calls": calls}
-        if content is None:  # only reachable for an assistant built with tool calls; kept for safety
-            return {"role": ROLE_NAMES[role]}
-        return {"role": ROLE_NAMES[role], "content": content}
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ChatMessage:
@@ -342,8 +303,7 @@ class ChatMessage:
         if is_error is None:
             is_error = False
         raw_reasoning = data.get("reasoning")
-        # the common user, assistant and tool messages: every rule of _check_rules written out,
-        # and the object built in place (see _make)
+        # the common user, assistant and tool messages: every rule of _check_rules written out
         if tool_call_id is None and is_error is False:
             if role is USER and not calls and content is not None:
                 if raw_reasoning:
@@ -357,15 +317,7 @@ class ChatMessage:
                 and (is_error is False or is_error is True) and content is not None and not calls and raw_reasoning is None
             )
         if fast:
-            obj: Any = new(_ChatMessageSlots)
-            obj.role = role
-            obj.content = content
-            obj.tool_calls = calls
-            obj.tool_call_id = tool_call_id
-            obj.is_error = is_error
-            obj.reasoning = ()
-            obj.__class__ = ChatMessage
-            return obj  # type: ignore[no-any-return]  # a ChatMessage now (slots_twin)
+            return _make(role, content, calls, tool_call_id, is_error)
         _check_rules(role, content, calls, tool_call_id, is_error)
         if raw_reasoning:
             return _make(role, content, calls, tool_call_id, is_error, _reasoning_from_json(raw_reasoning, role))
@@ -373,46 +325,11 @@ class ChatMessage:
             raise ValidationError(f"expected an array, got {type_name(raw_reasoning)}", "reasoning", "type")
         return _make(role, content, calls, tool_call_id, is_error)
 
-    def __repr__(self) -> str:
-        fields = [f"role={ROLE_NAMES[self.role]}"]
-        if self.content is not None:
-            fields.append(f"content={_describe(self.content)}")
-        if self.tool_calls:
-            fields.append("tool_calls=[" + ", ".join(f"{c.id}:{c.name}" for c in self.tool_calls) + "]")
-        if self.tool_call_id is not None:
-            fields.append(f"tool_call_id={self.tool_call_id!r}")
-        if self.is_error:
-            fields.append("is_error=True")
-        if self.reasoning:
-            fields.append("reasoning=[" + ", ".join(sized(p.text) for p in self.reasoning) + "]")
-        return f"ChatMessage({', '.join(fields)})"
 
-
-_set_role, _set_content, _set_tool_calls, _set_tool_call_id, _set_is_error, _set_reasoning = slot_setters(
-    ChatMessage, "role", "content", "tool_calls", "tool_call_id", "is_error", "reasoning"
+_set_role, _set_content, _set_tool_calls, _set_reasoning = raw_setters(
+    ChatMessage, "role", "content", "tool_calls", "reasoning"
 )
-
-
-_ChatMessageSlots = slots_twin(ChatMessage)
-
-
-def _make(
-    role: MessageRole,
-    content: Content,
-    tool_calls: tuple[ToolCall, ...],
-    tool_call_id: str | None,
-    is_error: bool,
-    reasoning: tuple[ReasoningPart, ...] = (),
-) -> ChatMessage:
-    obj: Any = new(_ChatMessageSlots)
-    obj.role = role
-    obj.content = content
-    obj.tool_calls = tool_calls
-    obj.tool_call_id = tool_call_id
-    obj.is_error = is_error
-    obj.reasoning = reasoning
-    obj.__class__ = ChatMessage
-    return obj  # type: ignore[no-any-return]  # a ChatMessage now (slots_twin)
+_make: Callable[..., ChatMessage] = builder(ChatMessage)
 
 
 def _iterate(items: object, path: str) -> Iterable[Any]:
@@ -442,6 +359,7 @@ def _reasoning_from_json(items: object, role: MessageRole) -> tuple[ReasoningPar
     return tuple(map_items(reasoning_from_dict, items, "reasoning"))
 
 
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ToolResult:
     """What a tool returned for one call: text (possibly empty) and whether it failed.
@@ -452,8 +370,10 @@ class ToolResult:
     """
 
     tool_call_id: str
-    result: str
+    result: str = field(metadata=row(repr="sized($)"))
     is_error: bool = False
+
+    to_dict: ClassVar[Callable[[ToolResult], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         check_nonempty(self.tool_call_id, "tool_call_id")
@@ -485,19 +405,8 @@ class ToolResult:
         """Return the tool ``ChatMessage`` that carries this result to the model."""
         return ChatMessage.tool(self.tool_call_id, self.result, self.is_error)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"tool_call_id", "result", "is_error"?}`` (is_error omitted when false)."""
-        out: dict[str, Any] = {"tool_call_id": self.tool_call_id, "result": self.result}
-        if self.is_error:
-            out["is_error"] = True
-        return out
-
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolResult:
         """Parse the shape that ``to_dict`` gives."""
         data = expect_object(data)
         return cls(get_str(data, "tool_call_id"), get_str(data, "result"), get_bool(data, "is_error", False))
-
-    def __repr__(self) -> str:
-        flag = ", is_error=True" if self.is_error else ""
-        return f"ToolResult(tool_call_id={self.tool_call_id!r}, result={sized(self.result)}{flag})"

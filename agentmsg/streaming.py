@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from ._checks import check_text, expect_object, sized, type_name
+from ._construct import from_table, row
 from .content import ReasoningPart, reasoning_part
 from .errors import ValidationError
 from .tools import ToolCall
@@ -20,6 +22,7 @@ def _optional_str(value: object, path: str) -> str | None:
     raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
 
 
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ToolCallDelta:
     """One streamed fragment of a tool call; ``index`` says which call of the message.
@@ -29,9 +32,11 @@ class ToolCallDelta:
     """
 
     index: int
-    id: str | None = None
-    name: str | None = None
-    arguments_delta: str | None = None
+    id: str | None = field(default=None, metadata=row(repr_always=True))
+    name: str | None = field(default=None, metadata=row(repr_always=True))
+    arguments_delta: str | None = field(default=None, metadata=row(repr="sized($)", repr_always=True))
+
+    to_dict: ClassVar[Callable[[ToolCallDelta], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         if type(self.index) is not int or self.index < 0:
@@ -41,17 +46,6 @@ class ToolCallDelta:
             if value is not None:
                 check_text(value, key)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"index", "id"?, "name"?, "arguments_delta"?}``."""
-        out: dict[str, Any] = {"index": self.index}
-        if self.id is not None:
-            out["id"] = self.id
-        if self.name is not None:
-            out["name"] = self.name
-        if self.arguments_delta is not None:
-            out["arguments_delta"] = self.arguments_delta
-        return out
-
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolCallDelta:
         """Parse the shape that ``to_dict`` gives."""
@@ -60,10 +54,6 @@ class ToolCallDelta:
         if index is None:
             raise ValidationError("is required", "index", "missing")
         return cls(index, data.get("id"), data.get("name"), data.get("arguments_delta"))
-
-    def __repr__(self) -> str:
-        args = sized(self.arguments_delta)
-        return f"ToolCallDelta(index={self.index}, id={self.id!r}, name={self.name!r}, arguments_delta={args})"
 
 
 class _Slot:
@@ -141,6 +131,7 @@ class ToolCallAccumulator:
         return tuple(calls)
 
 
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ReasoningDelta:
     """One streamed fragment of reasoning text (or its signature); ``index`` says which part.
@@ -153,8 +144,10 @@ class ReasoningDelta:
     """
 
     index: int
-    text: str = ""
-    signature: str | None = None
+    text: str = field(default="", metadata=row(repr="sized($)", always=True))
+    signature: str | None = field(default=None, metadata=row(repr="sized($)"))
+
+    to_dict: ClassVar[Callable[[ReasoningDelta], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         if type(self.index) is not int or self.index < 0:
@@ -164,17 +157,6 @@ class ReasoningDelta:
         check_text(self.text, "text")
         if _optional_str(self.signature, "signature") is not None:
             check_text(self.signature, "signature")  # type: ignore[arg-type]  # checked to be a string just above
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"index", "text", "signature"?}``."""
-        out: dict[str, Any] = {"index": self.index, "text": self.text}
-        if self.signature is not None:
-            out["signature"] = self.signature
-        return out
-
-    def __repr__(self) -> str:
-        sig = "" if self.signature is None else f", signature={sized(self.signature)}"
-        return f"ReasoningDelta(index={self.index}, text=<{len(self.text)} chars>{sig})"
 
 
 class _ReasoningSlot:

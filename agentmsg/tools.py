@@ -6,11 +6,11 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
-from ._checks import check_text, expect_object, get_bool, get_str, sized, type_name
+from ._checks import check_text, count, expect_object, get_bool, get_str, sized, type_name
+from ._construct import builder, from_table, list_to_dict, raw_setters, row
 from ._json import loads_strict
-from ._slots import new, slot_setters, slots_twin
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 
@@ -19,6 +19,7 @@ __all__ = [
     "ToolDefinition",
     "check_name",
     "tool_call_from_dict",
+    "tool_calls_to_dicts",
     "NAME_ESCAPE",
     "to_canonical_name",
     "to_wire_name",
@@ -194,10 +195,7 @@ def _check_arguments(arguments: object) -> FrozenDict:
     raise ValidationError(f"expected an object, got {type_name(arguments)}", "arguments", "type")
 
 
-def _describe_text(text: str) -> str:
-    return sized(text)
-
-
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ToolCall:
     """A call the model asks for: an id, a tool name and JSON-object arguments.
@@ -219,7 +217,11 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: FrozenDict
+    arguments: FrozenDict = field(metadata=row(
+        to_dict="thaw_checked($, $._nested) if $._nested else dict($)",  # freeze_json marks each FrozenDict
+        repr='count(len($), "key")'))
+
+    to_dict: ClassVar[Callable[[ToolCall], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __init__(self, id: str, name: str, arguments: dict[str, Any]) -> None:
         # written by hand, not by ``dataclass`` (its frozen ``__init__`` stores through
@@ -323,13 +325,6 @@ class ToolCall:
         """
         return _build(cls, self.arguments, strict)  # type: ignore[no-any-return]  # build returns the T it was given
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the canonical JSON shape (arguments as a plain dict)."""
-        arguments = self.arguments  # always made by freeze_json: it carries _nested
-        nested = arguments._nested
-        return {"id": self.id, "name": self.name,
-                "arguments": thaw_checked(arguments, nested) if nested else dict(arguments)}
-
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolCall:
         """Parse the canonical JSON shape; ``arguments`` is required (``{}`` for none).
@@ -342,12 +337,10 @@ class ToolCall:
         """
         return tool_call_from_dict(data)
 
-    def __repr__(self) -> str:
-        return f"ToolCall(id={self.id!r}, name={self.name!r}, arguments=<{len(self.arguments)} keys>)"
 
-
-_set_id, _set_name, _set_arguments = slot_setters(ToolCall, "id", "name", "arguments")
-_ToolCallSlots = slots_twin(ToolCall)
+_set_id, _set_name, _set_arguments = raw_setters(ToolCall, "id", "name", "arguments")
+_build_call: Callable[[str, str, FrozenDict], ToolCall] = builder(ToolCall)
+tool_calls_to_dicts: Callable[[tuple[ToolCall, ...]], list[dict[str, Any]]] = list_to_dict(ToolCall)
 
 
 def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
@@ -357,7 +350,7 @@ def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
     ``strict=None`` decodes (both shapes a model sends, any buildable type).
     """
     global _build
-    from .schema import _ARGUMENT_BUILDERS, _arguments_builder, build
+    from .schema._generate import _ARGUMENT_BUILDERS, _arguments_builder, build
 
     def decode_or_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
         if strict is None:
@@ -385,7 +378,7 @@ def tool_call_from_dict(data: Any) -> ToolCall:
     id = data.get("id")
     name = data.get("name")
     arguments = data.get("arguments")
-    # the checks of _check_id and check_name written out for the common case (issue 19: a call
+    # the checks of _check_id and check_name written out for the common case (a call
     # costs more than the check); anything else takes the full check, with its error
     if type(id) is not str or not id or not id.isascii():
         id = _check_id(id, "id") if "id" in data else _missing("id")
@@ -395,12 +388,7 @@ def tool_call_from_dict(data: Any) -> ToolCall:
         arguments = freeze_object(arguments, "arguments")
     else:
         arguments = _missing("arguments") if arguments is None else _check_arguments(arguments)
-    obj: Any = new(_ToolCallSlots)
-    obj.id = id
-    obj.name = name
-    obj.arguments = arguments
-    obj.__class__ = ToolCall
-    return obj  # type: ignore[no-any-return]  # a ToolCall now (slots_twin)
+    return _build_call(id, name, arguments)
 
 
 def _missing(key: str) -> Any:
@@ -470,6 +458,7 @@ def _check_extras(extras: object) -> FrozenDict:
     return freeze_object(extras, "extras") if extras else _NO_EXTRAS
 
 
+@from_table()
 @dataclass(frozen=True, slots=True, repr=False)
 class ToolDefinition:
     """A tool the model may call: name, description and a JSON Schema for its arguments.
@@ -510,11 +499,13 @@ class ToolDefinition:
     """
 
     name: str
-    description: str
-    parameters: FrozenDict
-    strict: bool = False
+    description: str = field(metadata=row(repr="sized($)"))
+    parameters: FrozenDict = field(repr=False, metadata=row(to_dict="thaw_json($)"))
+    strict: bool = field(default=False, metadata=row(always=True))
     # A factory, not a default: Python 3.10's dataclasses refuse any dict-typed default.
-    extras: FrozenDict = field(default_factory=lambda: _NO_EXTRAS)
+    extras: FrozenDict = field(default_factory=lambda: _NO_EXTRAS, metadata=row(to_dict="thaw_json($)", repr="repr(sorted($))"))
+
+    to_dict: ClassVar[Callable[[ToolDefinition], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -567,7 +558,7 @@ class ToolDefinition:
         paragraph of the class docstring; both are validated as usual. The parameters are
         ``agentmsg.schema.schema_for(dataclass, strict)``.
         """
-        from .schema import tool_parts
+        from .schema._generate import tool_parts
 
         name, description, parameters = tool_parts(dataclass, name, description, strict, function=False)
         return cls(name, description, FrozenDict(parameters), strict)
@@ -588,22 +579,10 @@ class ToolDefinition:
         ``self``, ``*args``, ``**kwargs`` and positional-only parameters are refused with a
         ``TypeError``; so is a parameter without a type hint.
         """
-        from .schema import tool_parts
+        from .schema._generate import tool_parts
 
         name, description, parameters = tool_parts(fn, name, description, strict, function=True)
         return cls(name, description, FrozenDict(parameters), strict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"name", "description", "parameters", "strict", "extras"?}`` (extras when any)."""
-        out = {
-            "name": self.name,
-            "description": self.description,
-            "parameters": thaw_json(self.parameters),
-            "strict": self.strict,
-        }
-        if self.extras:
-            out["extras"] = thaw_json(self.extras)
-        return out
 
     @classmethod
     def from_dict(cls, data: Any, /) -> ToolDefinition:
@@ -620,7 +599,3 @@ class ToolDefinition:
             get_bool(data, "strict", False),
             _NO_EXTRAS if extras is None else extras,
         )
-
-    def __repr__(self) -> str:
-        extras = f", extras={sorted(self.extras)}" if self.extras else ""
-        return f"ToolDefinition(name={self.name!r}, description={_describe_text(self.description)}, strict={self.strict}{extras})"

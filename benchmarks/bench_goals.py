@@ -1,4 +1,4 @@
-"""The goal table of issue 19: every workload beside its peer, as a ratio agentmsg / peer.
+"""The goal table: every workload beside its peer, as a ratio agentmsg / peer.
 
 Run: python benchmarks/bench_goals.py [--full]   (peers: python -m pip install -e ".[bench]")
 
@@ -6,7 +6,7 @@ Every time is **CPU time** (``time.thread_time``; children's rusage for subproce
 time: on a shared, loaded machine wall time mostly measures the wait for a core. An in-process
 ratio is of the least cost over many short interleaved runs (see ``interleaved``); a subprocess
 row is the median of interleaved runs; below 1 means agentmsg is faster. By default the validate-CLI log is a generated
-~10 MB JSON Lines file and the peak-memory document ~20 MB; ``--full`` uses the issue's 100 MB log
+~10 MB JSON Lines file and the peak-memory document ~20 MB; ``--full`` uses a 100 MB log
 and 60 MB document.
 """
 

@@ -1,4 +1,4 @@
-"""``python -m agentmsg.validate --jobs N`` against one process on the issue's 100 MB agent log.
+"""``python -m agentmsg.validate --jobs N`` against one process on a 100 MB agent log.
 
 Run: python benchmarks/bench_jobs.py [--size MB] [--jobs N] [--rounds R] [LOG]
 

@@ -1,6 +1,6 @@
 """Benchmark the reference chat backend: one server process, 100 Socket.IO clients in one room (loopback).
 
-What issue 14 asks, in three runs of one turn each:
+What it measures, in three runs of one turn each:
 - unpaced: a model streams N text deltas as fast as it can; how many deltas per second reach
   every client of the room, and how many ``message:chunk`` events carried them (the server sends
   the deltas that waited while the room was busy as one event);

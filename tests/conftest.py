@@ -1,28 +1,49 @@
-"""Shared test settings: a bounded hypothesis profile so the suite stays quick on four Pythons."""
+"""Shared test settings: hypothesis profiles, the e2e tier, and the programs and servers tests share."""
 
+import contextlib
+import fcntl
+import hashlib
 import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default",
-    max_examples=int(os.environ.get("AGENTMSG_HYPOTHESIS_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.load_profile("default")
+# Hypothesis profiles: "ci" (.ci/run sets HYPOTHESIS_PROFILE=ci) runs every test's own example count,
+# @settings(max_examples=N), and 150 where a test names none; "default", for a quick local run, a third.
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("default", settings.get_profile("ci"), max_examples=50)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# The helper modules beside the tests hold no doctests; --doctest-modules would import each of them (the
+# MCP SDK with tests/mcp_server.py) in every worker for nothing.
+collect_ignore = [path.name for path in Path(__file__).parent.glob("*.py") if not path.name.startswith("test_")]
 
 
-import shutil  # noqa: E402
+def pytest_configure(config: pytest.Config) -> None:
+    """Deselect the e2e tests under AGENTMSG_E2E=0, as ``-m "not e2e"`` does."""
+    if os.environ.get("AGENTMSG_E2E") == "0":
+        expression = config.option.markexpr
+        config.option.markexpr = f"({expression}) and not e2e" if expression else "not e2e"
 
-import pytest  # noqa: E402
 
-# Heavy end-to-end tests (a browser, PostgreSQL, Redis, npm clients) run wherever README's test command
-# runs; .ci/run sets AGENTMSG_E2E=0 on all Pythons but one so the CI stays within its time.
-e2e = pytest.mark.skipif(
-    os.environ.get("AGENTMSG_E2E") == "0",
-    reason="heavy end-to-end test: .ci/run runs it on Python 3.11 only (AGENTMSG_E2E=0 here)",
-)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Scale the example count a hypothesis test names itself to the loaded profile (a third by default)."""
+    share = settings.default.max_examples / settings.get_profile("ci").max_examples
+    scaled: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        test = getattr(test, "__func__", test)  # a method's function
+        # what @given and @settings leave on the test; hypothesis reads it when the test runs
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if share == 1 or own is None or own.max_examples == settings.default.max_examples or id(test) in scaled:
+            continue  # a test that names no count follows the profile already
+        scaled.add(id(test))
+        test._hypothesis_internal_use_settings = settings(own, max_examples=max(1, round(own.max_examples * share)))
 
 
 def require_program(name: str, debian_package: str) -> str:
@@ -33,12 +54,44 @@ def require_program(name: str, debian_package: str) -> str:
     return path
 
 
+@contextlib.contextmanager
+def exclusive(name: str) -> Iterator[None]:
+    """Hold a lock named ``name`` across processes (xdist workers, parallel runs) for the block."""
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"agentmsg-tests-{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def npm_ci(folder: Path, timeout: float) -> None:
+    """Install ``folder``'s pinned packages (``npm ci``) into its node_modules, which appears whole.
+
+    npm runs in a staging folder beside it, whose node_modules then replaces the old one by renames,
+    so a test in another process never reads a half-installed package. One install at a time per folder.
+    """
+    npm = require_program("npm", "npm")
+    with exclusive(str(folder.resolve())), tempfile.TemporaryDirectory(dir=folder, prefix=".npm-ci-") as staging:
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(folder / name, staging)
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=staging, capture_output=True, text=True,
+                              timeout=timeout)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        target = folder / "node_modules"
+        if target.exists():
+            target.rename(Path(staging) / "old_node_modules")  # removed with the staging folder
+        (Path(staging) / "node_modules").rename(target)
+
+
 @pytest.fixture(scope="session")
 def postgres_url():  # type: ignore[no-untyped-def]
     """A PostgreSQL server for this test session (started on first use, removed at the end): its URL.
 
-    Tests that use it are heavy end-to-end tests: mark them ``@e2e``. ``postgres_server.fresh_schema_url``
-    gives a test its own empty schema on it.
+    Tests that use it are heavy end-to-end tests: mark them ``@pytest.mark.e2e``. Under xdist each
+    worker that runs one starts its own server (a free port, a temp dir of its own).
+    ``postgres_server.fresh_schema_url`` gives a test its own empty schema on it.
     """
     from postgres_server import postgres_bindir, running_postgres
 

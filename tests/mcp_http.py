@@ -16,27 +16,40 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def http_server(ready_within: float = 60.0):
-    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + ready_within
+class HttpServer:
+    """The SDK server as a child process on one port: ``start``, ``stop``, and ``restart`` on the same port.
+
+    ``options`` go to tests/mcp_server.py after ``--http PORT`` (``--json``, ``--idle 1``).
+    """
+
+    def __init__(self, *options: str, ready_within: float = 60.0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.options = options
+        self.ready_within = ready_within
+        self.proc = None
+
+    def start(self) -> str:
+        self.proc = proc = subprocess.Popen(
+            [sys.executable, str(SERVER), "--http", str(self.port), *self.options],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + self.ready_within
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"the MCP server exited: {proc.stderr.read().decode()[-2000:]}")
             try:
-                socket.create_connection(("127.0.0.1", port), 0.5).close()
-                break
+                socket.create_connection(("127.0.0.1", self.port), 0.5).close()
+                return self.url
             except OSError:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the MCP server did not start listening") from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
         proc.terminate()
         try:
             proc.wait(10)
@@ -44,3 +57,21 @@ def http_server(ready_within: float = 60.0):
             proc.kill()
             proc.wait()
         proc.stderr.close()
+
+    def restart(self) -> None:
+        """Stop the server and start a new one on the same port: every session it had is gone."""
+        self.stop()
+        self.start()
+
+
+@contextlib.contextmanager
+def http_server(ready_within: float = 60.0, *, json_response: bool = False):
+    """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit.
+
+    ``json_response`` makes the server answer each POST with one JSON body instead of an event stream.
+    """
+    server = HttpServer(*(["--json"] if json_response else []), ready_within=ready_within)
+    try:
+        yield server.start()
+    finally:
+        server.stop()

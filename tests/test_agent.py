@@ -8,6 +8,7 @@ answer in its wire shape, built from the recorded payloads in /work/shared/provi
 import base64
 import copy
 import json
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -218,8 +219,8 @@ def test_web_chat_scenario(provider, kitchen):
     # the model was offered the MCP tool in the provider's shape
     offered = model.requests[0]["tools"]
     names = [t["name"] if provider is anthropic else t["function"]["name"] for t in offered]
-    # db.query goes out under its own name where the provider takes it, else under an alias
-    assert "list_recipes" in names and ("db.query" if provider is ollama else "db_query") in names
+    # db.query goes out under the one name every provider takes
+    assert "list_recipes" in names and "db_query" in names
 
 
 def test_web_chat_scenario_streamed(kitchen):
@@ -230,8 +231,9 @@ def test_web_chat_scenario_streamed(kitchen):
     assert store.load("c1") == history.messages[1:]
 
 
-def test_web_chat_scenario_over_streamable_http():
-    with http_server() as url, McpClient(url, name="kitchen", timeout=30) as client:
+@pytest.mark.parametrize("json_response", [False, True], ids=["event-stream", "json"])
+def test_web_chat_scenario_over_streamable_http(json_response):
+    with http_server(json_response=json_response) as url, McpClient(url, name="kitchen", timeout=30) as client:
         turn, outcome, history, events, store, model = run_scenario(openai, client)
     assert outcome.status == "completed" and outcome.message.text == ANSWER
     check_events(events)
@@ -389,6 +391,22 @@ def test_denied_call_tells_the_model():
     assert history.messages[3] == ChatMessage.tool("c1", DENIED_RESULT, is_error=True)
 
 
+def test_a_persons_denial_through_an_auto_policy_stays_denied():
+    registry, counts = counting_registry()
+    events = []
+    turn, history = new_turn(registry, ApprovalPolicy({"bake": "ask"}, default="auto"), on_event=events.append)
+    model = two_calls_then_answer([("c1", "bake", {"dish": "bread"}), ("c2", "taste", {"dish": "soup"})])
+    assert turn.run(model).status == "approval" and [c.id for c in turn.pending] == ["c1"]
+    assert counts == {"bake": 0, "taste": 1}  # the auto call ran; the other waits for the person
+    turn.deny("c1", reason="no oven today")
+    outcome = turn.run(model)
+    assert outcome.status == "completed" and counts == {"bake": 0, "taste": 1}  # never ran, nothing ran twice
+    assert outcome.message.text == f"Error: {DENIED_RESULT} Reason: no oven today | soup tastes good"
+    (complete,) = [e for e in events if isinstance(e, ToolMessageComplete) and e.id == turn.tool_messages["c1"]]
+    assert complete.status == "error"
+    history.validate()
+
+
 def test_deny_policy_never_runs_and_the_turn_goes_on():
     registry, counts = counting_registry()
     turn, history = new_turn(registry, ApprovalPolicy({"bake": "deny"}, default="auto"))
@@ -471,8 +489,9 @@ def test_an_unrecoverable_tool_failure_ends_the_turn_a_recoverable_one_goes_back
     registry, _ = counting_registry()
     turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
     outcome = turn.run(two_calls_then_answer([("c1", "burn", {"dish": "toast"})]))
-    assert outcome.status == "error" and "the tool 'burn' failed: RuntimeError: the oven caught fire" == outcome.error
+    assert outcome.status == "error" and outcome.error == "the tool 'burn' failed: RuntimeError"
     assert history.messages[-1].is_error and history.messages[-1].tool_call_id == "c1"
+    assert history.messages[-1].text == "RuntimeError: the oven caught fire"  # what the model reads
     history.validate()
     # bad arguments are recoverable: the model reads the error and the turn goes on
     turn, history = new_turn(registry, ApprovalPolicy(default="auto"))
@@ -493,9 +512,75 @@ def test_an_mcp_failure_ends_the_turn():
     history = ConversationHistory([ChatMessage.system("s")])
     outcome = AgentTurn(openai, history, "Recipes?", mcp=[client], policy=ApprovalPolicy(default="auto"),
                         params=PARAMS[openai], on_event=events.append).run(model)
-    assert outcome.status == "error" and "MCP server 'kitchen'" in outcome.error
+    assert outcome.status == "error" and outcome.error == "the tool 'list_recipes' failed: McpError"
+    assert "MCP server 'kitchen'" in history.messages[-1].text  # what the model reads
     assert events[-1].success is False and events[-1].error == outcome.error and events[-1].code in ("tool", "model")
     history.validate()
+
+
+SECRET = "hunter2-sk-live-0123456789"
+
+
+class Locked(Exception):
+    """A recoverable failure whose message holds a secret."""
+
+
+def test_a_secret_in_a_foreign_exception_reaches_the_model_only(caplog):
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Card:
+        number: str
+
+        def __post_init__(self):
+            raise LookupError(f"card {self.number} refused with key {SECRET}")
+
+    registry = ToolRegistry()
+
+    @registry.register(recoverable=[Locked])
+    def unlock() -> str:
+        """Unlock the vault."""
+        raise Locked(f"wrong PIN, expected {SECRET}")
+
+    @registry.register
+    def pay(card: Card) -> str:
+        """Pay by card."""
+        return "paid"
+
+    @registry.register
+    def connect() -> str:
+        """Connect to the database."""
+        raise RuntimeError(f"bad password {SECRET}")
+
+    seen = []
+
+    def model(body):
+        seen.append(body)
+        if len(seen) == 1:
+            return answer(openai, None, [("c1", "unlock", {}), ("c2", "pay", {"card": {"number": "4242"}})])
+        if len(seen) == 2:
+            results = tool_results(openai, body)  # the model reads the text, to recover
+            assert results == {"c1": f"Error: Locked: wrong PIN, expected {SECRET}",
+                               "c2": f"Error: invalid arguments: card: could not be built "
+                                     f"(LookupError: card 4242 refused with key {SECRET})"}
+            return answer(openai, None, [("c3", "connect", {})])
+        raise AssertionError("the turn goes on after an unrecoverable failure")
+
+    events = []
+    with caplog.at_level(logging.DEBUG, logger="agentmsg"):
+        turn, history = new_turn(registry, ApprovalPolicy(default="auto"), on_event=events.append)
+        outcome = turn.run(model)
+    assert outcome.status == "error" and outcome.error == "the tool 'connect' failed: RuntimeError"
+    assert history.messages[-1].text == f"RuntimeError: bad password {SECRET}"  # the model's history keeps it
+    wire = json.dumps([encode(event) for event in events])
+    assert SECRET not in wire and SECRET not in repr(outcome) and SECRET not in outcome.error
+    complete = {e.id: e.error for e in events if isinstance(e, ToolMessageComplete)}
+    assert [complete[turn.tool_messages[c]] for c in ("c1", "c2", "c3")] == [
+        "Locked", "invalid arguments: card: could not be built (LookupError)", "RuntimeError"]
+    loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    quiet = [r.getMessage() for r in caplog.records if r.levelno < logging.INFO]
+    assert "the tool 'connect' raised RuntimeError" in loud and not any(SECRET in text for text in loud)
+    assert f"the tool 'connect' raised RuntimeError: bad password {SECRET}" in quiet
 
 
 def test_cancel_denies_what_waits():
@@ -517,42 +602,64 @@ def test_one_namespace_refuses_a_clash(kitchen):
         return ""
 
     with pytest.raises(ValidationError) as info:
-        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), "Hi", tools=registry, mcp=[kitchen])
+        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), "Hi", tools=registry, mcp=[kitchen],
+                  params=PARAMS[openai])
     assert info.value.code == "unique" and "'list_recipes'" in str(info.value) and "'kitchen'" in str(info.value)
 
 
 def test_constructor_checks():
     from agentmsg.errors import ConversationOrderError
 
+    params = PARAMS[openai]
     with pytest.raises(ConversationOrderError) as info:
-        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]))  # no user message to answer
+        AgentTurn(openai, ConversationHistory([ChatMessage.system("s")]), params=params)  # no user message to answer
     assert info.value.code == "alternate"
     history = ConversationHistory([ChatMessage.system("s"), ChatMessage.user("Hi")])
-    assert AgentTurn(openai, history).state == "model"  # the history may end with the user's message
+    assert AgentTurn(openai, history, params=params).state == "model"  # the history may end with the user's message
     history = ConversationHistory([ChatMessage.system("s")])
     with pytest.raises(TypeError, match="provider module"):
         AgentTurn(object(), history, "Hi")
     with pytest.raises(TypeError, match="max_steps"):
-        AgentTurn(openai, history, "Hi", max_steps=0)
+        AgentTurn(openai, history, "Hi", max_steps=0, params=params)
     with pytest.raises(TypeError, match="conversation_id"):
-        AgentTurn(openai, history, "Hi", store=MessageStore(":memory:"))
+        AgentTurn(openai, history, "Hi", store=MessageStore(":memory:"), params=params)
 
 
-def test_an_mcp_tool_name_the_provider_refuses_is_offered_under_an_alias(kitchen):
+@pytest.mark.parametrize(("provider", "params", "needed"), [
+    (openai, {}, "model"), (ollama, {"stream": True}, "model"), (anthropic, {"model": "claude-haiku-4-5"}, "max_tokens"),
+])
+def test_a_turn_without_the_params_its_provider_needs_fails_at_construction(provider, params, needed):
+    from agentmsg.providers import gemini
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    store = MessageStore(":memory:")
+    with pytest.raises(TypeError) as info:
+        AgentTurn(provider, history, "Hi", params=params, store=store, conversation_id="c1")
+    assert str(info.value) == f"params: to_request() needs {needed}=...: the API refuses a request without it"
+    assert len(history) == 1 and store.load("c1") == ()  # nothing was added or saved
+    with pytest.raises(TypeError, match="takes no model"):  # the provider's own rule, whatever it is
+        AgentTurn(gemini, history, "Hi", params={"model": "gemini-2.5-flash"})
+    with pytest.raises(TypeError, match="builds 'system' itself"):
+        AgentTurn(anthropic, history, "Hi", params={"model": "m", "max_tokens": 9, "system": "Be brief."})
+    assert AgentTurn(gemini, history, "Hi").state == "model"  # Gemini needs none
+
+
+@pytest.mark.parametrize("provider", [anthropic, openai, ollama], ids=["anthropic", "openai", "ollama"])
+def test_an_mcp_tool_name_the_providers_refuse_is_offered_under_one_alias(kitchen, provider):
     seen = []
 
     def model(body):
         seen.append(body)
         if len(seen) == 1:
-            return answer(openai, None, [("c1", "db_query", {"sql": "select 1"})])
-        return answer(openai, tool_results(openai, body)["c1"])
+            return answer(provider, None, [("toolu_1" if provider is anthropic else "c1", "db_query", {"sql": "select 1"})])
+        (result,) = tool_results(provider, body).values()
+        return answer(provider, result)
 
     history = ConversationHistory([ChatMessage.system("s")])
-    turn = AgentTurn(openai, history, "Query", mcp=[kitchen], policy=ApprovalPolicy(default="auto"), params=PARAMS[openai])
+    turn = AgentTurn(provider, history, "Query", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+                     params=PARAMS[provider])
     assert "db_query" in turn.tools and "db_x2e_query" not in turn.tools
     assert turn.run(model).message.text == "1 row for select 1"  # the server got its own name, db.query
-    turn = AgentTurn(ollama, ConversationHistory([ChatMessage.system("s")]), "Query", mcp=[kitchen])
-    assert "db_x2e_query" in turn.tools  # Ollama takes db.query as it is
 
 
 def openai_stream(text, calls):
@@ -612,6 +719,50 @@ def test_mcp_progress_becomes_tool_message_updates(kitchen):
     assert tool["progressText"] == "3/3 counted 3" and tool["status"] == "completed"
 
 
+def progress_by_message(events):
+    """Return {tool message id: [progress texts]} and {tool message id: content} of a turn's events."""
+    progress, content = {}, {}
+    for e in events:
+        if isinstance(e, ToolMessageUpdate) and "progressText" in e.patch:
+            progress.setdefault(e.id, []).append(e.patch["progressText"])
+        elif isinstance(e, ToolMessageUpdate) and "content" in e.patch:
+            content[e.id] = e.patch["content"]
+    return progress, content
+
+
+def test_progress_with_identical_calls_reaches_each_call_in_parallel(kitchen):
+    events = []
+    calls = [(f"c{i}", "numbered_count", {"to": 3}) for i in range(4)]  # the same tool, the same arguments
+
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            return answer(openai, None, calls)
+        return answer(openai, "Counted.")
+
+    history = ConversationHistory([ChatMessage.system("s")])
+    outcome = AgentTurn(openai, history, "Count", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+                        params=PARAMS[openai], on_event=events.append).run(model)
+    assert outcome.status == "completed"
+    progress, content = progress_by_message(events)
+    assert len(content) == 4 and sorted(content.values()) == sorted(set(content.values()))  # four distinct calls
+    for tool_id, result in content.items():  # "call 3" got the progress notes of call 3, and all of them
+        assert progress[tool_id] == [f"{i}/3 {result}" for i in (1, 2, 3)]
+
+
+def test_progress_with_identical_calls_follows_the_call_not_the_order_they_start(kitchen):
+    from agentmsg.tools import ToolCall
+
+    events = []
+    history = ConversationHistory([ChatMessage.system("s")])
+    turn = AgentTurn(openai, history, "Count", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
+                     params=PARAMS[openai], on_event=events.append)
+    turn.receive(answer(openai, None, [("c1", "numbered_count", {"to": 2}), ("c2", "numbered_count", {"to": 2})]))
+    assert turn.state == "tools"
+    turn.executor.execute(ToolCall("c2", "numbered_count", {"to": 2}))  # the second call starts first
+    progress, _ = progress_by_message(events)
+    assert list(progress) == [turn.tool_messages["c2"]] and len(progress[turn.tool_messages["c2"]]) == 2
+
+
 def test_safe_calls_run_in_parallel():
     import threading
 
@@ -647,6 +798,53 @@ def test_a_changed_tool_list_is_offered_at_the_next_request():
         outcome = turn.run(model)
     assert "fresh_tool" not in seen[0] and "fresh_tool" in seen[1]
     assert outcome.status == "completed" and outcome.message.text == "added tool works"
+
+
+def add_tool_then_answer(name):
+    def model(body):
+        if body["messages"][-1]["role"] == "user":
+            return answer(openai, None, [("c1", "add_tool", {"name": name})])
+        raise AssertionError("the turn ends before the next model call")
+
+    return model
+
+
+def test_a_server_that_fails_to_list_its_changed_tools_ends_the_turn_with_an_error_outcome():
+    events = []
+    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
+
+        def on_event(event):
+            events.append(event)
+            if isinstance(event, ToolMessageComplete):  # the server said its tools changed, then goes away
+                client.transport.process.kill()
+
+        history = ConversationHistory([ChatMessage.system("s")])
+        turn = AgentTurn(openai, history, "Add a tool", mcp=[client], policy=ApprovalPolicy(default="auto"),
+                         params=PARAMS[openai], on_event=on_event)
+        outcome = turn.run(add_tool_then_answer("fresh_tool"))
+    assert outcome.status == "error" and outcome.code == "tool" and type(outcome.exception).__name__ == "McpError"
+    assert outcome.error.startswith("the MCP tools could not be listed again: MCP server 'kitchen'")
+    assert events[-1] == Completion.failed(outcome.error, code="tool", turn_id=turn.id)
+    history.validate()
+
+
+def test_a_changed_tool_whose_name_clashes_ends_the_turn_with_an_error_outcome():
+    registry = ToolRegistry()
+
+    @registry.register
+    def fresh_tool() -> str:
+        """A local tool."""
+        return "local"
+
+    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
+        history = ConversationHistory([ChatMessage.system("s")])
+        turn = AgentTurn(openai, history, "Add a tool", tools=registry, mcp=[client],
+                         policy=ApprovalPolicy(default="auto"), params=PARAMS[openai])
+        outcome = turn.run(add_tool_then_answer("fresh_tool"))
+    assert outcome.status == "error" and outcome.code == "tool" and outcome.exception.code == "unique"
+    assert "'fresh_tool' is offered by both the local tools and MCP server 'kitchen'" in outcome.error
+    assert turn.tools.get("fresh_tool") is fresh_tool  # the tools stay as they were (the local one)
+    history.validate()
 
 
 def test_the_example_names_the_install_command_without_the_mcp_sdk(tmp_path):
@@ -785,10 +983,10 @@ def test_turn_id_and_tool_call_details_on_the_wire():
     assert (dict(start.arguments), start.tool_call_id) == ({"dish": "toast"}, "c1")
     assert turn.tool_messages == {"c1": start.id}
     (done,) = [e for e in events if isinstance(e, ToolMessageComplete)]
-    assert done.status == "error" and done.error == "RuntimeError: the oven caught fire"
+    assert done.status == "error" and done.error == "RuntimeError"  # the exception's text is the model's only
     assert events[-1] == Completion.failed(turn.outcome.error, code="tool", turn_id=turn.id)
     tool = replay(events).history()[-1]
-    assert (tool["arguments"], tool["toolCallId"], tool["error"]) == ({"dish": "toast"}, "c1", "RuntimeError: the oven caught fire")
+    assert (tool["arguments"], tool["toolCallId"], tool["error"]) == ({"dish": "toast"}, "c1", "RuntimeError")
 
 
 def test_approval_request_events_and_a_denial_with_a_reason():

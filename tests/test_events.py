@@ -446,7 +446,7 @@ def test_impossible_dates_are_refused(stamp: str) -> None:
     assert decode("tool:message:complete", {"id": "t1", "status": "completed", "timestamp": "2024-02-29T12:00:00.000Z"})
 
 
-# -- issue 15: the additions are optional, so today's payloads are unchanged ---------------------
+# -- the later additions are optional, so today's payloads are unchanged ---------------------
 
 
 def test_new_optional_fields_are_omitted_when_absent() -> None:

@@ -109,6 +109,18 @@ def test_deny_wins_over_an_approval_made_here_or_stored(registry):
     assert ran == []
 
 
+def test_a_persons_denial_stays_denied_under_an_auto_policy(registry):
+    ran = []
+    registry.add(Tool(ToolDefinition("wipe", "Wipe the disk.", {"type": "object"}, strict=False), lambda: ran.append("wipe")))
+    executor = ToolExecutor(registry, ApprovalPolicy(default="auto"))
+    denied = request(("wipe", {}), ("add", {"a": 1, "b": 2})).deny("c1")  # a person said no to c1
+    for trust in (False, True):
+        assert executor.apply_policy(denied, trust_approvals=trust).approvals == ("denied", "approved")
+        run = executor.process(denied, trust_approvals=trust)
+        assert run.request.approvals == ("denied", "approved") and [r.output for r in run.results] == [3]
+    assert ran == []
+
+
 def test_approvals_that_did_not_come_from_this_process_are_not_trusted(registry):
     """Security item 2: an 'approved' mark decoded from storage or a client goes back to pending."""
     executor = ToolExecutor(registry)  # asks for everything

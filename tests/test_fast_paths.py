@@ -1,8 +1,10 @@
-"""The fast paths of issue 19 decide exactly what the slow, obvious code decides."""
+"""The fast paths decide exactly what the slow, obvious code decides."""
 
 from __future__ import annotations
 
 import base64
+import dataclasses
+import json
 import re
 from typing import Any
 
@@ -174,17 +176,226 @@ def test_from_dict_fast_paths_decide_as_the_constructor(data: dict[str, Any]) ->
         assert isinstance(ours, ValidationError), (data, reference)
 
 
-def test_objects_built_through_their_slots_twin_are_the_real_class() -> None:
+# -- the generated code (agentmsg._construct) against the constructor and the obvious code ------
+#
+# Each core type's builder, to_dict and repr are written from its field table. Below, values are
+# drawn, every object is made through the constructor (the reference path: dataclass __init__ and
+# __post_init__'s checks), and the generated code must give the same object, the same JSON text
+# (key order included) and the same repr as the rules written out plainly here.
+
+from agentmsg import ImagePart, ReasoningPart, TextPart, ToolCall, ToolCallDelta, ToolDefinition, ToolResult  # noqa: E402
+from agentmsg._checks import count, sized  # noqa: E402
+from agentmsg.messages import _make  # noqa: E402
+from agentmsg.streaming import ReasoningDelta  # noqa: E402
+
+_TEXT = st.text(alphabet="ab é\n", max_size=3)
+_ID = st.sampled_from(["c1", "c2", "call_3", "é"])
+_ARGUMENTS = st.dictionaries(st.sampled_from(["a", "b", "path"]), _JSON, max_size=3)
+_CALLS = st.lists(st.builds(ToolCall, _ID, st.sampled_from(["ls", "write_file"]), _ARGUMENTS), max_size=3,
+                  unique_by=lambda call: call.id)
+_SOURCES = st.one_of(
+    st.builds(ImageSource, st.just("url"), st.sampled_from(["https://e.com/a.png", "data:image/png;base64,iVBORw0KGgo="])),
+    st.builds(ImageSource, st.just("base64"), media_type=st.sampled_from(["image/png", "image/gif"]),
+              data=st.sampled_from(["", "QQ==", "iVBORw0KGgo="]).filter(bool)),
+    st.builds(ImageSource, st.just("file"), path=st.sampled_from(["a", "shots/b.png"])),
+)
+_PARTS = st.lists(st.one_of(st.builds(TextPart, _TEXT), st.builds(ImagePart, _SOURCES)), min_size=1, max_size=3)
+
+
+@st.composite
+def _reasoning(draw: Any) -> ReasoningPart:
+    provider = draw(st.sampled_from([None, "anthropic", "openai"]))
+    if provider is None:
+        return ReasoningPart(draw(_TEXT.filter(bool)))
+    redacted = draw(st.booleans())
+    optional = st.sampled_from([None, "s", "sig_2"])
+    signature = draw(st.sampled_from(["s", "c2ln"]) if redacted else optional)
+    text = "" if redacted else draw(_TEXT)
+    part_id = draw(optional if text or signature else st.just("rs_1"))
+    return ReasoningPart(text, signature, redacted, provider, part_id, draw(optional))
+
+
+@st.composite
+def _fields(draw: Any) -> dict[str, Any]:
+    """The fields of a valid ChatMessage, as the constructor takes them."""
+    role = draw(_ROLE)
+    fields: dict[str, Any] = {"role": role}
+    if role == "assistant":
+        fields["tool_calls"] = tuple(draw(_CALLS))
+        fields["reasoning"] = tuple(draw(st.lists(_reasoning(), max_size=2)))
+        text = st.one_of(_TEXT, st.lists(st.builds(TextPart, _TEXT), min_size=1, max_size=2).map(tuple))
+        fields["content"] = draw(st.one_of(st.none(), text) if fields["tool_calls"] else text)
+    else:
+        fields["content"] = draw(st.one_of(_TEXT, _PARTS.map(tuple)) if role in ("user", "tool") else _TEXT)
+    if role == "tool":
+        fields["tool_call_id"] = draw(_ID)
+        fields["is_error"] = draw(st.booleans())
+    return fields
+
+
+def _ordered(value: dict[str, Any]) -> str:
+    """JSON text with the keys in their order: what to_json writes."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _message_dict(m: ChatMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": m.role.name.lower()}
+    if m.tool_call_id is not None:
+        out["tool_call_id"] = m.tool_call_id
+    if m.content is not None:
+        out["content"] = m.content if isinstance(m.content, str) else [p.to_dict() for p in m.content]
+    if m.tool_calls:
+        out["tool_calls"] = [_call_dict(call) for call in m.tool_calls]
+    if m.is_error:
+        out["is_error"] = True
+    if m.reasoning:
+        out["reasoning"] = [_reasoning_dict(p) for p in m.reasoning]
+    return out
+
+
+def _message_repr(m: ChatMessage) -> str:
+    shown = [f"role={m.role.name.lower()}"]
+    if m.content is not None:
+        shown.append(f"content={count(len(m.content), 'char' if isinstance(m.content, str) else 'part')}")
+    if m.tool_calls:
+        shown.append("tool_calls=[" + ", ".join(f"{c.id}:{c.name}" for c in m.tool_calls) + "]")
+    if m.tool_call_id is not None:
+        shown.append(f"tool_call_id={m.tool_call_id!r}")
+    if m.is_error:
+        shown.append("is_error=True")
+    if m.reasoning:
+        shown.append("reasoning=[" + ", ".join(sized(p.text) for p in m.reasoning) + "]")
+    return f"ChatMessage({', '.join(shown)})"
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": thaw_json(call.arguments)}
+
+
+def _reasoning_dict(p: ReasoningPart) -> dict[str, Any]:
+    keys = ("signature", "redacted", "provider", "id", "anchor")
+    return {"type": "reasoning", "text": p.text, **{k: getattr(p, k) for k in keys if getattr(p, k) not in (None, False)}}
+
+
+def _reasoning_repr(p: ReasoningPart) -> str:
+    shown = [f"text={sized(p.text)}"]
+    shown += [f"signature={sized(p.signature)}"] if p.signature is not None else []
+    shown += ["redacted=True"] if p.redacted else []
+    shown += [f"provider={p.provider!r}"] if p.provider is not None else []
+    shown += [f"{k}={sized(getattr(p, k))}" for k in ("id", "anchor") if getattr(p, k) is not None]
+    return f"ReasoningPart({', '.join(shown)})"
+
+
+def _source_repr(s: ImageSource) -> str:
+    if s.type == "url":
+        return f"ImageSource(type=url, url={sized(s.url)})"
+    if s.type == "base64":
+        return f"ImageSource(type=base64, media_type={s.media_type}, data={sized(s.data)})"
+    return f"ImageSource(type=file, path={sized(s.path)})"
+
+
+def _same(made: Any, reference: Any) -> None:
+    assert type(made) is type(reference) and made == reference and hash(made) == hash(reference)
+    assert _ordered(made.to_dict()) == _ordered(reference.to_dict()) and repr(made) == repr(reference)
+
+
+@given(_fields())
+def test_messages_built_any_way_equal_the_constructed_one(fields: dict[str, Any]) -> None:
+    reference = ChatMessage(**fields)
+    assert _ordered(reference.to_dict()) == _ordered(_message_dict(reference))
+    assert repr(reference) == _message_repr(reference)
+    ordered = [fields.get(f.name, f.default) for f in dataclasses.fields(ChatMessage)]
+    _same(_make(reference.role, *ordered[1:]), reference)
+    _same(ChatMessage.from_dict(json.loads(_ordered(reference.to_dict()))), reference)
+    role, content = reference.role, reference.content
+    if role.name == "ASSISTANT":
+        made = ChatMessage.assistant(content, list(reference.tool_calls), list(reference.reasoning))
+    elif role.name == "TOOL":
+        made = ChatMessage.tool(fields["tool_call_id"], content, fields["is_error"])  # type: ignore[arg-type]
+    elif role.name == "USER":
+        made = ChatMessage.user(content)  # type: ignore[arg-type]
+    else:
+        made = ChatMessage.system(content)  # type: ignore[arg-type]
+    _same(made, reference)
+
+
+@given(_CALLS, st.lists(_reasoning(), max_size=3))
+def test_tool_calls_and_reasoning_parts_built_any_way_equal_the_constructed_ones(
+    calls: list[ToolCall], parts: list[ReasoningPart]
+) -> None:
+    from agentmsg.content import reasoning_part
+    from agentmsg.tools import _build_call, tool_calls_to_dicts
+
+    for call in calls:
+        assert _ordered(call.to_dict()) == _ordered(_call_dict(call))
+        assert repr(call) == f"ToolCall(id={call.id!r}, name={call.name!r}, arguments={count(len(call.arguments), 'key')})"
+        _same(_build_call(call.id, call.name, call.arguments), call)
+        _same(ToolCall.from_dict(call.to_dict()), call)
+    assert _ordered(tool_calls_to_dicts(tuple(calls))) == _ordered([_call_dict(call) for call in calls])
+    for part in parts:
+        assert _ordered(part.to_dict()) == _ordered(_reasoning_dict(part)) and repr(part) == _reasoning_repr(part)
+        _same(reasoning_part(**{f.name: getattr(part, f.name) for f in dataclasses.fields(part)}), part)
+        _same(ReasoningPart.from_dict(part.to_dict()), part)
+
+
+@given(_SOURCES, _TEXT)
+def test_content_parts_built_any_way_equal_the_constructed_ones(source: ImageSource, text: str) -> None:
+    from agentmsg.content import part_from_dict, text_part
+
+    factory = {"url": lambda: ImageSource.from_url(source.url),  # type: ignore[arg-type]
+               "base64": lambda: ImageSource.from_base64(source.data, source.media_type),  # type: ignore[arg-type]
+               "file": lambda: ImageSource.from_path(source.path)}[source.type]  # type: ignore[arg-type]
+    _same(factory(), source)
+    assert repr(source) == _source_repr(source)
+    assert _ordered(source.to_dict()) == _ordered({k: v for k, v in dataclasses.asdict(source).items() if v is not None})
+    image, part = ImagePart(source), TextPart(text)
+    assert _ordered(image.to_dict()) == _ordered({"type": "image", "source": source.to_dict()})
+    assert repr(image) == f"ImagePart(source={_source_repr(source)})"
+    assert _ordered(part.to_dict()) == _ordered({"type": "text", "text": text}) and repr(part) == f"TextPart(text={sized(text)})"
+    _same(part_from_dict(image.to_dict()), image)
+    _same(part_from_dict(part.to_dict()), part)
+    _same(text_part(text), part)
+
+
+@given(st.integers(0, 3), st.one_of(st.none(), _ID), st.one_of(st.none(), _TEXT), st.one_of(st.none(), _TEXT), st.booleans())
+def test_the_other_core_types_show_what_their_rules_say(
+    index: int, id: str | None, text: str | None, other: str | None, flag: bool
+) -> None:
+    delta = ToolCallDelta(index, id, text, other)
+    assert _ordered(delta.to_dict()) == _ordered({"index": index, **{k: v for k, v in (
+        ("id", id), ("name", text), ("arguments_delta", other)) if v is not None}})
+    assert repr(delta) == f"ToolCallDelta(index={index}, id={id!r}, name={text!r}, arguments_delta={sized(other)})"
+    thought = ReasoningDelta(index, text or "", other)
+    assert _ordered(thought.to_dict()) == _ordered({"index": index, "text": text or "", **({"signature": other} if other is not None else {})})
+    assert repr(thought) == f"ReasoningDelta(index={index}, text={sized(text or '')}" + (
+        f", signature={sized(other)})" if other is not None else ")")
+    result = ToolResult(id or "c", text or "", flag)
+    assert _ordered(result.to_dict()) == _ordered({"tool_call_id": id or "c", "result": text or "", **({"is_error": True} if flag else {})})
+    assert repr(result) == f"ToolResult(tool_call_id={id or 'c'!r}, result={sized(text or '')}" + (", is_error=True)" if flag else ")")
+    extras = {"openai": {"x": [1]}, "anthropic": {}} if flag else {}
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    tool = ToolDefinition("t", "Do it." + (text or ""), schema, other is None, extras)
+    assert _ordered(tool.to_dict()) == _ordered({"name": "t", "description": tool.description, "parameters": schema,
+                                                 "strict": other is None, **({"extras": extras} if extras else {})})
+    assert repr(tool) == f"ToolDefinition(name='t', description={sized(tool.description)}, strict={other is None}" + (
+        ", extras=['anthropic', 'openai'])" if extras else ")")
+
+
+def test_objects_built_through_their_mutable_twin_are_the_real_class() -> None:
     import copy
-    import dataclasses
     import pickle
 
-    from agentmsg import ToolCall
+    from agentmsg.content import reasoning_part, text_part
 
     calls = [ToolCall("c1", "ls", {"path": "."}), ToolCall.from_dict({"id": "c2", "name": "ls", "arguments": {}})]
     built = ChatMessage.from_dict({"role": "assistant", "content": "hi", "tool_calls": [c.to_dict() for c in calls]})
     direct = ChatMessage(role="assistant", content="hi", tool_calls=calls)
-    for made, reference in ((built, direct), (built.tool_calls[1], calls[1])):
+    pairs = [(built, direct), (built.tool_calls[1], calls[1]), (text_part("t"), TextPart("t")),
+             (reasoning_part("r", provider="openai"), ReasoningPart("r", provider="openai")),
+             (ImageSource.from_path("a.png"), ImageSource("file", path="a.png")),
+             (ChatMessage.user([ImagePart(ImageSource.from_url("https://e.com/a.png"))]).content[0],  # type: ignore[index]
+              ImagePart(ImageSource("url", "https://e.com/a.png")))]
+    for made, reference in pairs:
         assert type(made) is type(reference) and made == reference and hash(made) == hash(reference)
         assert not hasattr(made, "__dict__")
         assert pickle.loads(pickle.dumps(made)) == made and copy.deepcopy(made) == made
@@ -196,3 +407,20 @@ def test_objects_built_through_their_slots_twin_are_the_real_class() -> None:
         else:
             raise AssertionError("an object built through its twin must stay frozen")
     assert dataclasses.replace(built, content="bye").content == "bye"
+
+
+def test_each_generated_function_takes_the_place_of_its_stand_in() -> None:
+    from types import FunctionType
+
+    import agentmsg.content
+    import agentmsg.messages
+    import agentmsg.tools
+    from agentmsg._construct import SOURCE
+
+    message = ChatMessage.user([TextPart("a"), ImagePart(ImageSource.from_path("a.png"))])
+    repr(message), message.to_dict(), ToolCall.from_dict({"id": "c", "name": "ls", "arguments": {}})
+    for cls in (ChatMessage, TextPart, ImagePart, ImageSource):
+        assert type(cls.__dict__["to_dict"]) is FunctionType and type(cls.__dict__["__repr__"]) is FunctionType
+        assert f"{cls.__name__}.to_dict" in SOURCE
+    for module, name in ((agentmsg.messages, "_make"), (agentmsg.tools, "_build_call"), (agentmsg.content, "_build_source")):
+        assert type(getattr(module, name)) is FunctionType, name

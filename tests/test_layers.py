@@ -18,7 +18,7 @@ PACKAGE = Path(agentmsg.__file__).resolve().parent
 CORE_LAYERS = {"roles": 0, "content": 1, "tools": 2, "messages": 3, "history": 4, "streaming": 4}
 # Beneath the core: the errors, the private helpers and the schema generator (which tools.py
 # loads lazily for ToolDefinition.from_dataclass); none of them imports a core type.
-BENEATH = {"errors", "_checks", "_json", "_frozen", "_fieldtable", "_slots", "_time", "_images", "schema"}
+BENEATH = {"errors", "_checks", "_json", "_frozen", "_fieldtable", "_construct", "_time", "_images", "schema"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -71,7 +71,10 @@ def test_the_scan_sees_lazy_and_sibling_imports():
 # The packages split into rooms: each module imports only the rooms of a lower rank, and
 # ``__init__`` re-exports.
 ROOMS = {
-    "io/mcp": {"protocol": 0, "transport": 1, "tools": 2, "resources": 2, "session": 3, "__init__": 4},
+    "io/mcp": {
+        "protocol": 0, "transport": 1, "tools": 2, "resources": 2, "prompts": 3, "sampling": 3, "elicitation": 3,
+        "server_requests": 4, "session": 5, "__init__": 6,
+    },
     "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
     "events": {"history": 0, "requests": 0, "stream": 1, "protocol": 2, "reducer": 3, "__init__": 4},
     "records": {
@@ -109,7 +112,9 @@ def test_rooms_import_only_lower_rooms(package):
 
 
 def test_the_room_scan_sees_sibling_imports():
-    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {"protocol", "resources", "tools", "transport"}
+    assert _room_imports(PACKAGE / "io" / "mcp" / "session.py") == {
+        "elicitation", "prompts", "protocol", "resources", "sampling", "server_requests", "tools", "transport",
+    }
     assert _room_imports(PACKAGE / "agent" / "turn.py") == {"_namespace", "_report"}
     assert _room_imports(PACKAGE / "events" / "reducer.py") == {"history", "protocol", "requests", "stream"}
 
@@ -124,7 +129,7 @@ def test_tool_result_to_message_is_typed_and_unchanged():
 # -- house style: one way to write annotations, ignores that say why ----------------------------
 
 # Modules without ``from __future__ import annotations``, each for the reason its comment gives.
-_NO_FUTURE = {"__init__.py", "schema/__init__.py"}
+_NO_FUTURE = {"__init__.py", "schema/__init__.py", "schema/_generate.py"}
 
 
 def _package_files() -> list[tuple[str, str]]:
@@ -167,3 +172,13 @@ def test_every_type_ignore_says_why():
         if "# type: ignore" in line and not re.search(r"# type: ignore\[[^\]]+\]  # \S", line)
     ]
     assert not bare, bare
+
+
+@pytest.mark.parametrize(
+    "init", sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+)
+def test_every_package_init_only_re_exports(init):
+    """A subpackage's ``__init__`` holds a docstring, imports and ``__all__``: its code lives in its modules."""
+    body = ast.parse((PACKAGE / init).read_text(encoding="utf-8")).body
+    assert all(isinstance(node, (ast.Expr, ast.ImportFrom, ast.Import, ast.Assign)) for node in body), init
+    assert all(isinstance(node.value, ast.Constant) for node in body if isinstance(node, ast.Expr)), init

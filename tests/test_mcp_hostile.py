@@ -169,3 +169,19 @@ def test_a_message_over_the_size_limit_is_a_clear_error():
         assert f"longer than {1 << 20} bytes" in str(error)
         # the connection is over: later requests fail at once, they do not wait
         assert finishes(client.list_resources)["error"].code == "closed"
+
+
+def test_a_server_that_closes_its_input_fails_the_request_at_once_not_at_the_timeout():
+    client = fake("close_stdin", timeout=3600).start()  # a wait for the timeout would count as hung
+    try:
+        deadline = time.monotonic() + HANG
+        while "input closed" not in client.stderr_tail:  # the next message cannot be written
+            assert time.monotonic() < deadline, "the server never closed its input"
+            time.sleep(0.05)
+        box = finishes(lambda: client.request("resources/list"))
+        assert isinstance(box.get("error"), McpError) and box["error"].code == "closed"
+        assert "could not send" in box["error"].message
+        with pytest.raises(McpError, match="not running"):  # the connection counts as broken
+            client.request("resources/list")
+    finally:
+        client.close()

@@ -21,14 +21,14 @@ REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 
 
-@pytest.fixture(scope="module", params=["stdio", "http"])
+@pytest.fixture(scope="module", params=["stdio", "http", "http-json"])
 def server(request):
-    """One real SDK server per transport for the module."""
+    """One real SDK server per transport for the module (HTTP: event-stream or JSON responses)."""
     if request.param == "stdio":
         with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
             yield client
     else:
-        with http_server() as url, McpClient(url, name="kitchen", timeout=30) as client:
+        with http_server(json_response=request.param == "http-json") as url, McpClient(url, name="kitchen", timeout=30) as client:
             yield client
 
 
@@ -41,18 +41,18 @@ def test_the_transport_is_the_one_asked_for(server):
 
 def test_list_tools_gives_non_strict_definitions_with_canonical_names(server):
     tools = {tool.name: tool for tool in server.list_tools()}
-    assert {"list_recipes", "db_x2e_query", "recipe_photo", "slow_count", "failing"} <= set(tools)
+    assert {"list_recipes", "db_query", "recipe_photo", "slow_count", "failing"} <= set(tools)
     recipes = tools["list_recipes"]
     assert isinstance(recipes, ToolDefinition) and recipes.strict is False
     assert recipes.description == "List the recipes in the user's cookbook."
-    query = tools["db_x2e_query"].to_dict()["parameters"]
+    query = tools["db_query"].to_dict()["parameters"]
     assert query["required"] == ["sql"] and query["properties"]["sql"]["type"] == "string"
 
 
 def test_call_tool_by_canonical_or_server_name(server):
     result = server.call_tool("list_recipes")
     assert result.text == RECIPES and result.is_error is False
-    assert server.call_tool("db_x2e_query", {"sql": "select 1"}).text == "1 row for select 1"
+    assert server.call_tool("db_query", {"sql": "select 1"}).text == "1 row for select 1"
     assert server.call_tool("db.query", {"sql": "select 2"}).text == "1 row for select 2"
     assert result.to_result("toolu_1") == ToolResult("toolu_1", RECIPES)
 
@@ -81,11 +81,15 @@ def test_a_failing_tool_is_an_error_result_not_an_exception(server):
     assert result.to_message("call_1").is_error is True
 
 
-def test_progress_notifications_reach_the_callback(server):
+def test_progress_notifications_reach_the_callback(server, request):
     seen = []
     result = server.call_tool("slow_count", {"to": 3}, on_progress=lambda *args: seen.append(args))
     assert result.text == "counted to 3"
-    assert seen == [(1.0, 3.0, "counted 1"), (2.0, 3.0, "counted 2"), (3.0, 3.0, "counted 3")]
+    if request.node.callspec.params["server"] == "http-json":
+        # a JSON response carries only the reply: the SDK's server drops a call's notifications there
+        assert seen == []
+    else:
+        assert seen == [(1.0, 3.0, "counted 1"), (2.0, 3.0, "counted 2"), (3.0, 3.0, "counted 3")]
 
 
 def test_unknown_tool_is_a_server_error_or_an_error_result(server):
@@ -100,9 +104,9 @@ def test_unknown_tool_is_a_server_error_or_an_error_result(server):
 def test_mcp_tools_run_through_the_executor(server):
     registry = ToolRegistry(server.tools())
     assert registry.get("list_recipes").safe is True  # readOnlyHint
-    assert registry.get("db_x2e_query").safe is False
+    assert registry.get("db_query").safe is False
     executor = ToolExecutor(registry, ApprovalPolicy(default="auto"))
-    request = ToolRequest.of([ToolCall("c1", "list_recipes", {}), ToolCall("c2", "db_x2e_query", {"sql": "x"})])
+    request = ToolRequest.of([ToolCall("c1", "list_recipes", {}), ToolCall("c2", "db_query", {"sql": "x"})])
     run = executor.process(request)
     outputs = [McpToolResult.from_dict(r.output).text for r in run.results]
     assert outputs == [RECIPES, "1 row for x"]
@@ -144,12 +148,12 @@ def test_list_tools_follows_pages_and_maps_names():
     fake = McpClient([sys.executable, str(TESTS / "mcp_fake_server.py"), "tools_pages"], timeout=10)
     with fake as client:
         tools = client.list_tools()
-        assert [t.name for t in tools] == ["list_x2d_recipes", "db_x2e_query"]
+        assert [t.name for t in tools] == ["list_x2d_recipes", "db_query"]
         assert tools[1].description == "Query the database"  # the title, when there is no description
         assert client.tools_changed is True  # the notification came in while the second page was read
         # the server receives its own names back
         assert client.call_tool("list_x2d_recipes").text == "called list-recipes\n{}"
-        assert client.call_tool("db_x2e_query", {"sql": "s"}).text == 'called db.query\n{"sql": "s"}'
+        assert client.call_tool("db_query", {"sql": "s"}).text == 'called db.query\n{"sql": "s"}'
         (recipes, query) = client.tools()
         assert recipes.safe is True and query.safe is False
 
@@ -200,12 +204,14 @@ from mcp_http import free_port  # noqa: E402
 
 class _Endpoint(http.server.BaseHTTPRequestHandler):
     mode = "error"
+    seen = []  # (method, Mcp-Session-Id) of each POST
 
     def log_message(self, *args):
         pass
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append((body.get("method"), self.headers.get("Mcp-Session-Id")))
         mode = type(self).mode
         if mode == "error":
             self.send_response(500, "Internal Server Error")
@@ -302,11 +308,17 @@ def test_http_wrong_content_type_and_lost_session(endpoint):
         McpClient(_url(endpoint), timeout=10).start()
     assert info.value.code == "protocol"
     _Endpoint.mode = "gone"
+    _Endpoint.seen = []
     with McpClient(_url(endpoint), timeout=10) as client:
         assert client.transport.session_id == "s-1"
         with pytest.raises(McpError, match="ended the session") as info:
             client.list_tools()
         assert info.value.code == "closed"
+        handshake = [("initialize", None), ("notifications/initialized", "s-1")]
+        # a 404 for the session: a new session (initialize without the old id), the request once more, no more
+        assert _Endpoint.seen == [*handshake, ("tools/list", "s-1"), *handshake, ("tools/list", "s-1")]
+        with pytest.raises(McpError, match="ended the session"):  # not "not running": the next call tries again
+            client.list_tools()
 
 
 def test_http_unreachable_server_is_closed():

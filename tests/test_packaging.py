@@ -97,7 +97,7 @@ LAZY_MODULES = ("json", "json.decoder", "json.encoder", "json.scanner", "base64"
 
 
 def test_import_leaves_json_and_base64_to_first_use() -> None:
-    # issue 19 (import time): these load on the first encode/decode or image check, not with the package
+    # import time: these load on the first encode/decode or image check, not with the package
     code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); before = set(sys.modules); import agentmsg; "
             f"print(' '.join(sorted(m for m in {LAZY_MODULES!r} if m in sys.modules and m not in before)))")
     result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)

@@ -1,4 +1,4 @@
-"""Issue 16 §3: agentmsg's requests through the official clients, and their replies back.
+"""agentmsg's requests through the official clients, and their replies back.
 
 A recording HTTP server on loopback (stdlib ``http.server``, a free port, one thread, always shut
 down) stands in for the provider. Each test sends ``to_request`` output through the official

@@ -1,4 +1,4 @@
-"""Issue 16 §2: the codec defects at the wire's edges, one regression test (or more) per bullet."""
+"""The codec defects at the wire's edges, one regression test (or more) each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12: reasoning survives a conversation stored as records (records -> context -> chat
+"""Reasoning survives a conversation stored as records (records -> context -> chat
 messages -> provider), for every provider that signs or names its reasoning, on recorded payloads.
 
 A ``ReasoningRecord`` holds an assistant turn's ``ReasoningPart``s; the context puts them back on

@@ -21,7 +21,8 @@ from test_schema_differential import every_small_change, instances, valid
 
 from agentmsg import ToolCall, ValidationError
 from agentmsg._frozen import FrozenDict, freeze_json
-from agentmsg.schema import _arguments_builder, build
+from agentmsg.schema import build
+from agentmsg.schema._generate import _arguments_builder
 from agentmsg.schema._build import compile_builder
 
 

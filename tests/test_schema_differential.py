@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from agentmsg import ValidationError
 from agentmsg._frozen import freeze_json
-from agentmsg.schema._validator import json_key
+from agentmsg.schema._keyword_checks import json_key
 from agentmsg.schema import build, schema_for, validate_arguments
 
 

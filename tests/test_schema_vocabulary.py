@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from agentmsg import ToolDefinition, ValidationError
 from agentmsg._frozen import freeze_json
-from agentmsg.schema import _check_for, validate_arguments
+from agentmsg.schema import validate_arguments
+from agentmsg.schema._generate import _check_for
 from agentmsg.schema._regex import PatternError, compile_pattern, translate
 
 # pydantic's Field(ge=1, le=100), constr(pattern=...), zod's .min(1), as they reach a tool schema

@@ -1,4 +1,4 @@
-"""Secrets stay out of reprs and logs; loggers are named after their modules (issue 17, item 8)."""
+"""Secrets stay out of reprs and logs; loggers are named after their modules."""
 
 import ast
 import logging

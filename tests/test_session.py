@@ -315,7 +315,7 @@ def test_a_clients_chat_init_cannot_pass_for_the_servers_reply():
         decode("chat:init", {}, sender="someone")
 
 
-# -- issue 15: turns, message ends, reasoning, approvals, entry ids --------------------------------
+# -- turns, message ends, reasoning, approvals, entry ids --------------------------------
 
 
 def _state2(session: SessionReducer) -> tuple[Any, ...]:

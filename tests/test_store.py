@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 from agentmsg import ChatMessage, ImagePart, ImageSource, TextPart, ToolCall, ValidationError
 from agentmsg.io._dialects import POSTGRESQL
 from agentmsg.io.store import SCHEMA_VERSION, MessageStore, StoreError
-from conftest import e2e
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -75,7 +74,7 @@ class Backend:
         return MessageStore(self.target, **options)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=e2e)])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.e2e)])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "sqlite":
         yield Backend("sqlite", str(tmp_path / "messages.db"), "messages")

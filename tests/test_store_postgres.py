@@ -19,10 +19,9 @@ import pytest
 
 from agentmsg import ChatMessage, ToolCall
 from agentmsg.io.store import SCHEMA_VERSION, MessageStore, StoreError
-from conftest import e2e
 from postgres_server import fresh_schema_url
 
-pytestmark = e2e
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture

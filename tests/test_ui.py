@@ -436,7 +436,7 @@ def test_ui_messages_group_a_turn_into_one_assistant_message() -> None:
         aisdk.ui_messages([{"role": "user"}])  # type: ignore[list-item]
 
 
-# -- the issue-15 protocol events: turn ids, message:end, reasoning, arguments, approvals, cancel ----------
+# -- the protocol's later events: turn ids, message:end, reasoning, arguments, approvals, cancel ----------
 
 
 def approval_turn() -> list[events.Event]:

@@ -17,21 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import e2e, require_program
+from conftest import npm_ci, require_program
 from test_ui import AGUI_EVENT, check_agui_sequence
 from test_web_chat import ANSWER, PNG, QUESTION, TIMEOUT, Client, Server, ThinkingOpenAI, openai_server
 
 JS = Path(__file__).resolve().parent / "js"
 NPM_TIMEOUT = 600  # seconds: a bound for npm ci, never a performance claim
 
-pytestmark = e2e
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
     """Return node, with the pinned clients installed by npm ci when they are missing or differ."""
     node = require_program("node", "nodejs")
-    npm = require_program("npm", "npm")
     pins = json.loads((JS / "package.json").read_text())["dependencies"]
 
     def installed(name: str) -> str | None:
@@ -39,9 +38,7 @@ def node() -> str:
         return json.loads(manifest.read_text())["version"] if manifest.is_file() else None
 
     if any(installed(name) != version for name, version in pins.items()):
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True,
-                              timeout=NPM_TIMEOUT)
-        assert done.returncode == 0, done.stderr[-2000:]
+        npm_ci(JS, NPM_TIMEOUT)
     return node
 
 
@@ -239,7 +236,7 @@ def test_history_converters_pass_the_clients(node: str) -> None:
     assert check(broken)["aisdk"] != "ok"  # and the check can fail
 
 
-# -- approvals, cancelled turns, reasoning (the issue-15 events) ------------------------------------------
+# -- approvals, cancelled turns, reasoning (the protocol's later events) ------------------------------------------
 
 
 def test_approvals_as_ag_ui_interrupts_and_ai_sdk_approval_requests(node: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ not exist (``-S`` drops site-packages, where the editable install lives; the doc
 needs pytest from site-packages, blocks the name instead).
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -168,9 +169,10 @@ def run_vendored_doctests(host: Path) -> subprocess.CompletedProcess[str]:
     # A host with its own (empty) pytest configuration, where ``import agentmsg`` fails.
     (host / "pytest.ini").write_text("[pytest]\n")
     (host / "conftest.py").write_text("import sys\nsys.modules['agentmsg'] = None  # the host has no agentmsg\n")
+    # Doctests need no third-party plugin; loading the installed ones (hypothesis, xdist...) takes seconds.
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules", "app"],
-        capture_output=True, text=True, cwd=host, timeout=600,
+        capture_output=True, text=True, cwd=host, timeout=600, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )
 
 

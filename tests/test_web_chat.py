@@ -1,4 +1,7 @@
-"""examples/web_chat/server.py for real: a server process on loopback, python-socketio clients, SSE over http.client."""
+"""examples/web_chat/server.py for real: a server process on loopback, python-socketio clients, SSE over http.client.
+
+The tests on the module's one server are in the quick tier; those that start servers of their own are e2e.
+"""
 
 from __future__ import annotations
 
@@ -320,6 +323,7 @@ def test_page_and_client_script(server: Server) -> None:
     assert get(server, "/nowhere")[0] == 404
 
 
+@pytest.mark.e2e
 def test_history_survives_a_restart(tmp_path: Path) -> None:
     store = tmp_path / "chat.db"
     first = Server(store)
@@ -345,6 +349,7 @@ def test_history_survives_a_restart(tmp_path: Path) -> None:
     assert refused["code"] == "forbidden"
 
 
+@pytest.mark.e2e
 def test_a_turn_that_cannot_run_ends_with_a_failed_completion(tmp_path: Path) -> None:
     from agentmsg import ChatMessage, ToolCall
     from agentmsg.io.store import MessageStore
@@ -405,6 +410,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.e2e
 def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
     fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=fake.serve_forever, daemon=True)
@@ -432,7 +438,7 @@ def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_9", "content": "Pancakes\nTomato soup\nOmelette"}
 
 
-# -- issue 15: approvals, cancel and reasoning over Socket.IO ------------------------------------
+# -- approvals, cancel and reasoning over Socket.IO ----------------------------------------------
 
 
 def wait_for(client: Client, name: str, count: int = 1) -> list[Any]:
@@ -446,6 +452,7 @@ def wait_for(client: Client, name: str, count: int = 1) -> list[Any]:
         time.sleep(0.02)
 
 
+@pytest.mark.e2e
 def test_approval_round_trip_and_refusals(tmp_path: Path) -> None:
     server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
     try:
@@ -561,6 +568,7 @@ def openai_server(tmp_path: Path) -> tuple[http.server.ThreadingHTTPServer, thre
     return fake, thread, server
 
 
+@pytest.mark.e2e
 def test_reasoning_events_from_a_streamed_reasoning_model(tmp_path: Path) -> None:
     ThinkingOpenAI.gate = None
     fake, thread, server = openai_server(tmp_path)
@@ -584,6 +592,7 @@ def test_reasoning_events_from_a_streamed_reasoning_model(tmp_path: Path) -> Non
     assert "Traceback" not in out, out
 
 
+@pytest.mark.e2e
 def test_chat_cancel_ends_a_running_turn_at_once(tmp_path: Path) -> None:
     ThinkingOpenAI.gate = threading.Event()
     ThinkingOpenAI.finished.clear()
@@ -634,6 +643,7 @@ def test_chat_cancel_ends_a_running_turn_at_once(tmp_path: Path) -> None:
     assert "Traceback" not in out, out
 
 
+@pytest.mark.e2e
 def test_chat_cancel_of_a_turn_waiting_for_approval(tmp_path: Path) -> None:
     server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
     try:
@@ -655,6 +665,7 @@ def test_chat_cancel_of_a_turn_waiting_for_approval(tmp_path: Path) -> None:
     assert "Traceback" not in out, out
 
 
+@pytest.mark.e2e
 def test_history_after_a_restart_keeps_ids_arguments_and_errors(tmp_path: Path) -> None:
     store = tmp_path / "chat.db"
     first = Server(store, "--ask", "list_recipes")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import struct
-import subprocess
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,14 +18,14 @@ from typing import Any
 
 import pytest
 import socketio
-from conftest import e2e, require_program
+from conftest import npm_ci, require_program
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from agentmsg import ChatMessage, ToolCall
 from agentmsg.io.store import MessageStore
 
-pytestmark = e2e
+pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB_CHAT = ROOT / "examples" / "web_chat"
@@ -74,10 +73,8 @@ def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
 def client_js() -> Path:
     """The socket.io browser client: `npm ci` in examples/web_chat when a fresh checkout has none."""
     if not CLIENT_JS.is_file():
-        npm = require_program("npm", "npm")
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=WEB_CHAT, capture_output=True,
-                              text=True, timeout=NPM_TIMEOUT)
-        assert done.returncode == 0 and CLIENT_JS.is_file(), done.stdout + done.stderr
+        npm_ci(WEB_CHAT, NPM_TIMEOUT)
+    assert CLIENT_JS.is_file()
     return CLIENT_JS
 
 

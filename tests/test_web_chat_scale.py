@@ -1,6 +1,6 @@
 """examples/web_chat/server.py on more than one process: a real redis-server, two servers on one store.
 
-The store is a real PostgreSQL server (the issue's setup for several machines) or one SQLite file.
+The store is a real PostgreSQL server (the setup for several machines) or one SQLite file.
 
 Client A talks to process 1, client B to process 2, in the same session room: B sees A's turn
 (the broadcast crossed processes through Redis), a ``chat:init`` on either process returns the
@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import e2e
 from redis_server import RedisServer, redis_server
 from agentmsg.events import SessionReducer
 from test_web_chat import ANSWER, QUESTION, SCENARIO, SERVER, TIMEOUT, Client, Server, names, reduce
@@ -116,20 +115,20 @@ def run_two_processes(store: Path | str, redis: RedisServer, stopped: list[Serve
             client.close()
 
 
-@e2e
+@pytest.mark.e2e
 def test_two_processes_on_one_sqlite_file_and_redis(tmp_path: Path, redis: RedisServer,
                                                      stopped: list[Server]) -> None:
     run_two_processes(tmp_path / "chat.db", redis, stopped)
 
 
-@e2e
+@pytest.mark.e2e
 def test_two_processes_on_postgresql_and_redis(postgres_url: str, redis: RedisServer, stopped: list[Server]) -> None:
     from postgres_server import fresh_schema_url
 
     run_two_processes(fresh_schema_url(postgres_url), redis, stopped)
 
 
-@e2e
+@pytest.mark.e2e
 def test_a_turn_running_on_another_process_is_busy_here(tmp_path: Path, redis: RedisServer,
                                                        stopped: list[Server]) -> None:
     import redis as redis_py
@@ -156,7 +155,7 @@ def test_a_turn_running_on_another_process_is_busy_here(tmp_path: Path, redis: R
         tab.close()
 
 
-@e2e
+@pytest.mark.e2e
 def test_redis_going_away_is_logged_and_never_stops_the_server(tmp_path: Path, redis: RedisServer) -> None:
     server = Server(tmp_path / "chat.db", "--redis", redis.url)
     client: Client | None = None
@@ -241,7 +240,7 @@ def test_an_unreachable_postgresql_store_at_startup_is_a_clear_exit(tmp_path: Pa
     assert "Traceback" not in done.stderr and "secret" not in done.stderr + done.stdout
 
 
-@e2e
+@pytest.mark.e2e
 def test_a_store_going_away_is_logged_and_never_stops_the_server(tmp_path: Path) -> None:
     from postgres_server import running_postgres
 

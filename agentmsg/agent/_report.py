@@ -84,8 +84,11 @@ class Reporter:
             self._running.add(item.id)
             self.emit(ToolMessageUpdate(id=self.tool_ids[item.id], patch=FrozenDict({"status": "running"})))
 
-    def tool_progress(self, tool_id: str, done: float, total: float | None, note: str | None) -> None:
-        """Pass on an MCP server's progress for the call of tool message ``tool_id`` (any thread)."""
+    def tool_progress(self, call_id: str, done: float, total: float | None, note: str | None) -> None:
+        """Pass on an MCP server's progress for the tool call ``call_id`` (any thread)."""
+        tool_id = self.tool_ids.get(call_id)
+        if tool_id is None:
+            return
         text = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
         self.emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"progressText": f"{text} {note}" if note else text})))
 
@@ -99,10 +102,16 @@ class Reporter:
         self.emit(ToolApprovalRequest(id=self.tool_ids[item.id], turn_id=self.turn_id, tool_name=item.name,
                                       arguments=thaw_json(item.call.arguments)))
 
-    def tool_answered(self, item: RequestedToolCall, message: ChatMessage, mcp: McpToolResult | None = None) -> None:
-        """Report a call's tool message (a result, or a denial): its content, MCP artifacts, and end."""
+    def tool_answered(self, item: RequestedToolCall, message: ChatMessage, mcp: McpToolResult | None = None,
+                      shown: str | None = None) -> None:
+        """Report a call's tool message (a result, or a denial): its content, MCP artifacts, and end.
+
+        ``shown`` replaces the text of a failed call's message for the client (the model reads
+        the message; people see ``error_summary``).
+        """
         tool_id = self.tool_ids[item.id]
-        self.emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"content": message.text})))
+        text = message.text if shown is None else shown
+        self.emit(ToolMessageUpdate(id=tool_id, patch=FrozenDict({"content": text})))
         if mcp is not None:
             for index, resource in enumerate(mcp.resources):
                 artifact = {"id": f"{item.id}:resource:{index}", "type": "mcp_resource", "content": thaw_json(resource)}
@@ -111,7 +120,7 @@ class Reporter:
                 artifact = {"id": f"{item.id}:structured", "type": "json", "content": thaw_json(mcp.structured)}
                 self.emit(ToolArtifact(message_id=tool_id, artifact=artifact))  # type: ignore[arg-type]  # ToolArtifact freezes the dict
         if message.is_error:
-            self.tool_failed(item, message.text or "the tool failed")
+            self.tool_failed(item, text or "the tool failed")
         else:
             self.emit(ToolMessageComplete(id=tool_id, status="completed", timestamp=self.clock()))
 

@@ -82,8 +82,8 @@ from ..context import DENIED_RESULT
 from ..errors import AgentStateError, ConversationOrderError, ProcessingError, ValidationError
 from ..events import ChatRequest, Event
 from ..history import ConversationHistory
-from ..io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry
-from ..io.mcp import McpClient
+from ..io.execution import ApprovalPolicy, ToolExecutor, ToolRegistry, error_summary
+from ..io.mcp import McpClient, McpError
 from ..io.store import MessageStore
 from ..messages import ChatMessage
 from ..providers import Response
@@ -148,7 +148,8 @@ class AgentTurn:
     ``mcp`` (started ``McpClient``s) are one namespace: a name both offer is refused with a
     ``ValidationError`` (code ``unique``). ``policy`` decides per tool (``auto``, ``ask``,
     ``deny``; default: ask for every tool). ``max_steps`` bounds the model calls. ``params`` go
-    into each request body (``model``, ``max_tokens``, ``stream``...). ``on_event`` receives
+    into each request body (``model``, ``max_tokens``, ``stream``...); one the provider cannot do
+    without (``model``; Anthropic's ``max_tokens``) missing is a ``TypeError`` here, not at ``run``. ``on_event`` receives
     each socket event; ``store`` and ``conversation_id`` save each completed message (the
     system prompt is not stored). ``tool_timeout`` bounds each tool call. ``new_id`` makes the
     ids of the turn (``id``, the events' ``turnId``) and of its chat, reasoning and tool messages
@@ -189,12 +190,18 @@ class AgentTurn:
         self.history = history
         self.max_steps = max_steps
         self.params = dict(params or {})
+        try:  # the provider's own rule for its params (model=..., Anthropic's max_tokens=...), checked now
+            provider.to_request((), (), **self.params)
+        except TypeError as exc:
+            raise TypeError(f"params: {exc}") from None
+        except ValidationError:  # an empty conversation may be refused: the params were not the problem
+            pass
         self.store = store
         self.conversation_id = conversation_id
         self._new_id = new_id
         self.id = new_id()
         self._report = Reporter(on_event, self.id, conversation_id, new_id, clock)
-        self._namespace = ToolNamespace(tools, mcp, provider, self._report.tool_progress)
+        self._namespace = ToolNamespace(tools, mcp, self._report.tool_progress)
         self.tools = self._namespace.registry
         self.executor = ToolExecutor(self.tools, policy, timeout=tool_timeout)
         self.state: State = "model"
@@ -270,13 +277,23 @@ class AgentTurn:
     # --- the model ------------------------------------------------------------------------
 
     def request(self) -> dict[str, Any]:
-        """Return the request body for the next model call (state ``model``)."""
+        """Return the request body for the next model call (state ``model``).
+
+        When an MCP server said its tools changed, the body offers the new list. If that list
+        cannot be had (the server fails to answer ``tools/list``, or a new name clashes), the
+        turn ends with ``status="error"`` (code ``tool``) and the body, built with the tools as
+        they were, is not to be sent: check ``state`` (``run`` does).
+        """
         with self._step("request", "model"):
             return self._request_body()
 
     def _request_body(self) -> dict[str, Any]:
-        if self._namespace.refresh():  # an MCP server said its tools changed
-            self.tools = self.executor.registry = self._namespace.registry
+        try:
+            if self._namespace.refresh():  # an MCP server said its tools changed
+                self.tools = self.executor.registry = self._namespace.registry
+        except (McpError, ValidationError) as exc:
+            self._finish("error", error=_describe_failure("the MCP tools could not be listed again", exc),
+                         exception=exc, code="tool")
         return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]  # provider is any codec module (typed Any)
 
     def receive(self, answer: Any) -> None:
@@ -406,7 +423,6 @@ class AgentTurn:
         for item in to_run:
             self._report.tool_running(item)
         self._report.tools_step(self.steps, self.max_steps, sum(1 for i in request.calls if i.approval == "approved"))
-        self._namespace.expect((item.name, item.call.arguments, self._report.tool_ids[item.id]) for item in to_run)
         try:
             run = self.executor.process(request, completed=self._results.values())
         except KeyboardInterrupt as interrupt:
@@ -419,6 +435,9 @@ class AgentTurn:
         self._request = run.request
         for record in run.results:
             self._take_result(record)
+        if self._cancel_reason is not None:  # cancelled while the calls ran: the turn ends cancelled, not failed
+            self._cancel_now(self._cancel_reason)
+            return
         if run.pending and any(item.id not in self._results for item in run.pending):
             self.state = "approval"
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
@@ -446,7 +465,8 @@ class AgentTurn:
         assert self._request is not None
         self._results[record.tool_call_id] = record
         item = self._request.get(record.tool_call_id)
-        self._report.tool_answered(item, self._tool_message(item), self._namespace.mcp_result(item.name, record))
+        shown = error_summary(record) if record.status == "error" else None
+        self._report.tool_answered(item, self._tool_message(item), self._namespace.mcp_result(item.name, record), shown)
 
     def _close_step(self) -> None:
         """Every call of the step has its result (or was denied): append them, then continue or stop."""
@@ -466,7 +486,7 @@ class AgentTurn:
         self._request = None
         if failed:
             item, record = failed[0]
-            self._finish("error", error=f"the tool {item.name!r} failed: {record.error}", code="tool")
+            self._finish("error", error=f"the tool {item.name!r} failed: {error_summary(record)}", code="tool")
         elif self.steps >= self.max_steps:
             self._finish("step_limit", error=f"stopped after {self.steps} model calls (the step limit) with tool calls still coming",
                          code="step_limit")
@@ -479,7 +499,8 @@ class AgentTurn:
         Safe from any thread. While the driving thread is inside a step, the cancel is noted and
         takes effect when the step reaches a safe point: the next event of a streamed answer (the
         stream is then closed), or the end of the running tool calls (bounded by
-        ``tool_timeout``; a running call is not interrupted). Otherwise it takes effect at once,
+        ``tool_timeout``): a running MCP call ends at once and its server receives
+        ``notifications/cancelled``; a local one is not interrupted. Otherwise it takes effect at once,
         in the calling thread. The history stays valid and ready for the next turn: calls
         without a result are answered as denied, and a user message the model had not answered
         yet gets an assistant message with the text streamed so far (or ``[<reason>]``). The
@@ -489,6 +510,7 @@ class AgentTurn:
         if self.state == "done":
             raise AgentStateError("cancel", self.state)
         self._cancel_reason = reason
+        self._namespace.cancel(reason)
         self._try_cancel()
 
     def _try_cancel(self) -> None:

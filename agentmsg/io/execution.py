@@ -35,8 +35,10 @@ it: Python cannot stop a thread, so a call that times out is abandoned to finish
 daemon thread cannot block the interpreter from exiting).
 The output must be JSON; an exception gives an error result with the message, the stack trace
 and whether it is recoverable (an exception type the tool lists as recoverable, or a timeout).
-The error text (``ExceptionType: message``) is what the model reads, so a tool must not put
-secrets in its exception messages; the stack trace stays on the record and is never sent.
+The error text (``ExceptionType: message``) is what the model reads; people see
+``error_summary`` (the type alone), and the log has the type at INFO and the message at DEBUG
+only; the stack trace stays on the record and is never sent. While a function runs,
+``current_call()`` returns the call it serves.
 Building typed arguments runs code of the tool's own types (a dataclass's ``__post_init__``):
 whatever it raises becomes that call's error result, and the other calls' results are kept. On
 Ctrl-C, ``process`` raises ``ToolRunInterrupted`` (a ``KeyboardInterrupt``) whose ``run`` holds
@@ -45,9 +47,12 @@ the results finished so far.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
+import logging
 import queue
+import re
 import threading
 import time
 import traceback
@@ -62,14 +67,44 @@ from .. import _approvals
 from .._frozen import freeze_json, thaw_json
 from ..errors import ValidationError
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..schema import _arguments_builder, validate_arguments
+from ..schema._generate import _arguments_builder, validate_arguments
 from ..tools import ToolCall, ToolDefinition
 
-__all__ = ["Policy", "Tool", "ToolRegistry", "ApprovalPolicy", "ToolRun", "ToolRunInterrupted", "ToolExecutor"]
+__all__ = [
+    "Policy",
+    "Tool",
+    "ToolRegistry",
+    "ApprovalPolicy",
+    "ToolRun",
+    "ToolRunInterrupted",
+    "ToolExecutor",
+    "current_call",
+    "error_summary",
+]
+
+log = logging.getLogger(__name__)
 
 Policy = Literal["auto", "ask", "deny"]
 _POLICIES: tuple[Policy, ...] = ("auto", "ask", "deny")
 F = TypeVar("F", bound=Callable[..., Any])
+_CALL: contextvars.ContextVar[ToolCall | None] = contextvars.ContextVar("agentmsg_tool_call", default=None)
+
+
+def current_call() -> ToolCall | None:
+    """Return the tool call whose function runs here, inside ``ToolExecutor``; None elsewhere.
+
+    >>> registry = ToolRegistry()
+    >>> @registry.register
+    ... def whoami() -> str:
+    ...     '''Say which call this is.'''
+    ...     return current_call().id
+    >>> ToolExecutor(registry).execute(ToolCall("call_7", "whoami", {})).output
+    'call_7'
+
+    A tool's function is called with its arguments only; this tells it (or a wrapper such as an
+    MCP tool's function) which of several identical calls it serves.
+    """
+    return _CALL.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,24 +487,15 @@ class ToolExecutor:
         except ValidationError as exc:
             return _failure(call, f"invalid arguments: {exc}", time.perf_counter() - started, recoverable=True)
         except _ArgumentsRefused as exc:
-            return _failure(call, f"invalid arguments: {exc}", time.perf_counter() - started, recoverable=True)
+            return _raised(call, exc.error, time.perf_counter() - started, True, exc.key)
         timeout = self.timeout if tool.timeout is None else tool.timeout
         try:
-            ok, value = _WORKERS.run(tool.function, kwargs, timeout)
+            ok, value = _WORKERS.run(tool.function, kwargs, timeout, call)
         except TimeoutError:
             return _failure(call, f"timed out after {timeout:g} s", time.perf_counter() - started, recoverable=True)
         elapsed = time.perf_counter() - started
         if not ok:
-            error: BaseException = value
-            message = str(error)
-            stack = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-            return _failure(
-                call,
-                f"{type(error).__name__}: {message}" if message else type(error).__name__,
-                elapsed,
-                recoverable=isinstance(error, tool.recoverable),
-                stack_trace=stack,
-            )
+            return _raised(call, value, elapsed, isinstance(value, tool.recoverable))
         try:
             output = freeze_json(value)
         except ValidationError as exc:
@@ -492,15 +518,20 @@ class _Workers:
         self._lock = threading.Lock()
         self._max_idle = max_idle
 
-    def run(self, function: Callable[..., Any], kwargs: dict[str, Any], timeout: float) -> tuple[bool, Any]:
+    def run(
+        self, function: Callable[..., Any], kwargs: dict[str, Any], timeout: float, call: ToolCall
+    ) -> tuple[bool, Any]:
         """Return ``(True, value)`` or ``(False, exception)``; raise ``TimeoutError`` after ``timeout``."""
         done: "queue.SimpleQueue[tuple[bool, Any]]" = queue.SimpleQueue()
 
         def job() -> None:
+            token = _CALL.set(call)
             try:
                 done.put((True, function(**kwargs)))
             except BaseException as exc:  # a tool may raise anything, even SystemExit
                 done.put((False, exc))
+            finally:
+                _CALL.reset(token)
 
         with self._lock:
             inbox = self._idle.pop() if self._idle else None
@@ -538,13 +569,60 @@ def _failure(
     )
 
 
+def _raised(call: ToolCall, error: BaseException, elapsed: float, recoverable: bool, key: str | None = None) -> ToolResultRecord:
+    """Return the result of a call whose code raised ``error`` (the tool, or the type of argument ``key``).
+
+    The model reads ``Type: message`` (``error_summary`` shows people the type alone); the log
+    has the type at INFO and the message at DEBUG only, as a message may hold anything.
+    """
+    kind, text = type(error).__name__, str(error)
+    detail = f"{kind}: {text}" if text else kind
+    where = f"the tool {call.name!r}" if key is None else f"the tool {call.name!r} (building its argument {key[:60]!r})"
+    log.info("%s raised %s", where, kind)
+    log.debug("%s raised %s", where, detail)
+    stack = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    if key is not None:
+        detail = f"invalid arguments: {key}: could not be built ({detail})"
+    return _failure(call, detail, elapsed, recoverable=recoverable, stack_trace=stack)
+
+
+_RAISED = re.compile(r"(invalid arguments: .*?: could not be built \()?([A-Za-z_][\w.]*)(?=: |\)$|$)", re.S)
+
+
+def error_summary(record: ToolResultRecord) -> str:
+    """Return a failed result's error as people may see it: a raised exception by its type alone.
+
+    >>> registry = ToolRegistry()
+    >>> @registry.register
+    ... def connect() -> str:
+    ...     '''Connect to the database.'''
+    ...     raise RuntimeError("bad password hunter2")
+    >>> record = ToolExecutor(registry).execute(ToolCall("c1", "connect", {}))
+    >>> record.error, error_summary(record)
+    ('RuntimeError: bad password hunter2', 'RuntimeError')
+
+    The executor's own words (bad arguments, a timeout, an unknown tool) are returned whole.
+    When the tool's code raised (the record keeps a stack trace), the message may hold
+    anything, a secret too: the model reads it (it needs it to recover), events and logs
+    above DEBUG get the type only.
+    """
+    error = record.error or "the tool failed"
+    if record.stack_trace is None:
+        return error
+    match = _RAISED.match(error)
+    if match is None:
+        return "the tool raised an exception"
+    head, kind = match.groups()
+    return f"{head}{kind})" if head else kind
+
+
 class _ArgumentsRefused(Exception):
     """Building one argument's typed value raised something other than ``ValidationError``."""
 
     def __init__(self, key: str, error: BaseException) -> None:
-        text = str(error)
-        detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
-        super().__init__(f"{key}: could not be built ({detail})")
+        super().__init__(key)
+        self.key = key
+        self.error = error
 
 
 _PLAIN = frozenset({str, int, float, bool, Any})

@@ -6,80 +6,64 @@ path is in the provider's own terms (``choices[0].message.tool_calls[1].function
 field-level paths are renamed with ``rename`` where the core object is built, and the outer
 keys are added with ``prefixed`` as the error propagates. Nothing is dropped in silence: what a
 provider cannot express is converted by a documented rule or refused with ``unsupported``.
+
+This module holds what every direction needs (paths, names, calls, images, request bodies);
+tool definitions are in ``_tools``, stream parsing in ``_stream``, reasoning in ``_reasoning``.
 """
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .._checks import expect_object, expected, get_bool, get_object, get_optional_str, get_str, map_items, missing, type_name
-from .._frozen import FrozenDict, check_json_object, thaw_json
+from .._checks import expected, get_optional_object, get_optional_str, missing, type_name
+from .._frozen import FrozenDict, check_json_object
 from .._images import decode_base64, sniff, split_data_url
-from ..content import IMAGE_MEDIA_TYPES, ImageSource
-from .._json import loads_strict
+from ..content import IMAGE_MEDIA_TYPES, ImageSource, ReasoningPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
-from ..streaming import ToolCallAccumulator
-from ..tools import ToolCall, ToolDefinition, check_strict, to_canonical_name, to_wire_name
+from ..tools import ToolCall, to_canonical_name, to_wire_name
 
 __all__ = [
     "ERROR_PREFIX",
     "UNSUPPORTED",
     "relocate",
     "rename",
-    "make_call",
+    "provider_error",
     "NameRule",
     "OPENAI_NAMES",
     "ANTHROPIC_NAMES",
     "canonical_name",
     "wire_name",
+    "make_call",
     "dump_arguments",
     "generated_id",
-    "image_from_url",
     "image_url",
+    "image_data",
+    "image_from_url",
     "refuse_file",
     "sniff_media_type",
-    "freeze_usage",
-    "expect_items",
+    "as_list",
     "checked_messages",
-    "checked_tools",
     "not_a_message",
-    "function_from",
-    "function_to",
-    "function_tools_from",
-    "function_tools_to",
-    "extras_of",
-    "emit_extras",
-    "assistant",
-    "finish_calls",
-    "provider_error",
     "request_body",
-    "payload",
-    "RawEvents",
-    "incomplete",
     "join_texts",
+    "payload",
+    "expect_items",
+    "get_inner_str",
+    "check_assistant_role",
+    "assistant",
+    "freeze_usage",
 ]
 
+ERROR_PREFIX = "Error: "  # what a tool message's is_error becomes where a provider has no flag
+UNSUPPORTED = "unsupported"  # the code of data a provider cannot carry
 
-def join_texts(texts: Iterable[str]) -> str:
-    """Return texts as one string where a provider takes one: the non-empty ones, a newline between.
 
-    >>> join_texts(["You are X.", "", "Be brief."])
-    'You are X.\\nBe brief.'
-
-    A newline, not ``""``: "You are X." and "Be brief." must not become "You are X.Be brief."
-    """
-    return "\n".join(text for text in texts if text)
-
-ERROR_PREFIX = "Error: "
-UNSUPPORTED = "unsupported"
-
-_CALL_FIELDS = ("id", "name", "arguments")
+# -- errors at the provider's paths ----------------------------------------------------------
 
 
 def relocate(err: ValidationError, path: str) -> ValidationError:
@@ -103,6 +87,30 @@ def rename(err: ValidationError, mapping: dict[str, str]) -> ValidationError:
     return err if target is None else relocate(err, target + path[cut:])
 
 
+def provider_error(
+    error: object, path: str, provider: str = "the provider", keys: tuple[str, ...] = ("type",)
+) -> ValidationError:
+    """Return the error for a payload that reports a provider-side error (code ``provider``).
+
+    >>> provider_error({"type": "overloaded_error", "message": "..."}, "error")
+    ValidationError('error: the provider reported an error (overloaded_error)')
+
+    The error names the first of ``keys`` that ``error`` holds (a type, a status, a code),
+    never the provider's message; without one it says ``error``.
+    """
+    kind = None
+    if isinstance(error, dict):
+        for key in keys:
+            kind = error.get(key)
+            if kind:
+                break
+    label = str(kind) if (type(kind) is str or type(kind) is int) and 0 < len(str(kind)) <= 64 else "error"
+    return ValidationError(f"{provider} reported an error ({label})", path, "provider")
+
+
+# -- tool names ------------------------------------------------------------------------------
+
+
 class NameRule:
     """A provider's own rule for tool names on the wire: a regex and the words that state it."""
 
@@ -111,7 +119,6 @@ class NameRule:
     def __init__(self, pattern: str, rule: str) -> None:
         self.regex = re.compile(pattern, re.ASCII)
         self.rule = rule
-
 
 # OpenAI: the ``FunctionDefinition.name`` docstring of the official SDK ("Must be a-z, A-Z, 0-9,
 # or contain underscores and dashes, with a maximum length of 64"). Anthropic: the API's own 400
@@ -148,6 +155,12 @@ def wire_name(name: str, path: str, rule: NameRule | None = None) -> str:
     return wire
 
 
+# -- tool calls ------------------------------------------------------------------------------
+
+
+_CALL_FIELDS = ("id", "name", "arguments")
+
+
 def make_call(call_id: object, name: object, arguments: object, fields: tuple[str, str, str]) -> ToolCall:
     """Build a ToolCall from a provider's id, name and arguments (JSON text, object or None).
 
@@ -175,14 +188,43 @@ def dump_arguments(arguments: FrozenDict, sort_keys: bool = False) -> str:
 
 
 def generated_id(scope: str, index: int, name: str, arguments: FrozenDict) -> str:
-    """Return the stable id for a tool call that arrived without one (Ollama).
+    """Return the stable id for a tool call that arrived without one (Ollama, Gemini).
 
     ``call_`` and the first 24 hex digits of SHA-256 over the scope (the response's
-    ``created_at``, or ``messages[i]`` for history), the call's position in its message, its
+    ``created_at`` or ``responseId``, or ``messages[i]`` for history), the call's position in its message, its
     name and its arguments as canonical JSON: the same payload always gives the same ids.
     """
     text = f"{scope}\x1f{index}\x1f{name}\x1f{dump_arguments(arguments, sort_keys=True)}"
     return "call_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+# -- images ----------------------------------------------------------------------------------
+
+
+def image_url(source: ImageSource) -> str:
+    """Return a URL for the image: its own URL, or a ``data:`` URL for base64 data."""
+    if source.type == "url":
+        return source.url or ""
+    if source.type == "base64":
+        return f"data:{source.media_type};base64,{source.data}"
+    raise refuse_file()
+
+
+def image_data(source: ImageSource) -> tuple[str, str] | None:
+    """Return ``(media_type, base64 data)`` of base64 and ``data:`` URL images; None for a web URL.
+
+    >>> image_data(ImageSource.from_url("data:image/png;base64,iVBORw0KGgo="))
+    ('image/png', 'iVBORw0KGgo=')
+    >>> image_data(ImageSource.from_url("https://example.com/cat.png")) is None
+    True
+
+    A file image is refused (``refuse_file``): a provider cannot read local files.
+    """
+    if source.type == "base64":
+        return source.media_type or "", source.data or ""
+    if source.type == "url":
+        return split_data_url(source.url or "")
+    raise refuse_file()
 
 
 def image_from_url(url: object, path: str) -> ImageSource:
@@ -196,15 +238,6 @@ def image_from_url(url: object, path: str) -> ImageSource:
         return ImageSource.from_url(url)  # type: ignore[arg-type]  # from_url checks the url's type itself
     except ValidationError as exc:
         raise relocate(exc, path) from None
-
-
-def image_url(source: ImageSource) -> str:
-    """Return a URL for the image: its own URL, or a ``data:`` URL for base64 data."""
-    if source.type == "url":
-        return source.url or ""
-    if source.type == "base64":
-        return f"data:{source.media_type};base64,{source.data}"
-    raise refuse_file()
 
 
 def refuse_file() -> ValidationError:
@@ -229,27 +262,23 @@ def sniff_media_type(data: str, path: str) -> str:
     raise ValidationError("image format not recognised: expected PNG, JPEG, GIF or WebP data", path, "value")
 
 
-def freeze_usage(usage: object, path: str) -> FrozenDict | None:
-    """Return a provider usage object deep-frozen, or None."""
-    return None if usage is None else check_json_object(usage, path)
+# -- agentmsg -> provider: request bodies ----------------------------------------------------
 
 
-def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
-    """Return ``items`` if it is a JSON array, else raise."""
-    if type(items) is list or type(items) is tuple:
-        return items
-    raise expected(f"an array of {what}", items, "")
-
-
-def _as_list(items: Any, what: str) -> list[Any]:
+def as_list(items: Any, what: str) -> list[Any]:
+    """Return ``items`` as a list; a string, a mapping or a non-iterable is programmer misuse."""
     if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
         raise TypeError(f"expected a list of {what}, got {type_name(items)}")
     return list(items)
 
 
 def checked_messages(messages: Iterable[ChatMessage]) -> list[ChatMessage]:
-    """Return the messages as a list; the caller checks each is a ChatMessage (``not_a_message``)."""
-    return _as_list(messages, "ChatMessage")
+    """Return the messages as a list; the caller checks each is a ChatMessage (``not_a_message``).
+
+    The check is left to the codec's own loop over the messages, where it costs one comparison
+    rather than a second pass.
+    """
+    return as_list(messages, "ChatMessage")
 
 
 def not_a_message(message: object, i: int) -> TypeError:
@@ -259,166 +288,6 @@ def not_a_message(message: object, i: int) -> TypeError:
     TypeError('messages[2]: expected a ChatMessage, got object (decode data with from_messages)')
     """
     return TypeError(f"messages[{i}]: expected a ChatMessage, got {type_name(message)} (decode data with from_messages)")
-
-
-def checked_tools(definitions: Iterable[ToolDefinition]) -> list[ToolDefinition]:
-    """Return the definitions as a list, refusing anything that is not a ToolDefinition."""
-    items = _as_list(definitions, "ToolDefinition")
-    for i, definition in enumerate(items):
-        if type(definition) is not ToolDefinition:
-            raise TypeError(f"tools[{i}]: expected a ToolDefinition, got {type_name(definition)} (decode data with from_tools)")
-    return items
-
-
-_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
-
-
-def extras_of(item: dict[str, Any], modeled: frozenset[str] | set[str]) -> dict[str, Any]:
-    """Return the fields of ``item`` that agentmsg does not model (carried in ``extras``)."""
-    return {key: value for key, value in item.items() if key not in modeled}
-
-
-def emit_extras(out: dict[str, Any], fields: Any, path: str) -> None:
-    """Add a provider's carried ``fields`` to ``out``; a field agentmsg writes itself is refused."""
-    for key, value in fields.items():
-        if key in out:
-            raise ValidationError(
-                f"extras field {key[:40]!r} clashes with a field agentmsg writes", path, "unexpected"
-            )
-        out[key] = thaw_json(value)
-
-
-def function_from(
-    fn: dict[str, Any], rule: NameRule | None, strict_rule: bool = True, extras: dict[str, Any] | None = None
-) -> ToolDefinition:
-    """Build a ToolDefinition from ``{name, description?, parameters?, strict?}``.
-
-    The name is mapped to its canonical form (``to_canonical_name``) after the provider's
-    ``rule``. No ``strict`` means false (the providers' default); a missing or blank description
-    becomes the tool's wire name, since agentmsg requires one (``to_tools`` leaves such a
-    description out); missing ``parameters`` mean an empty object schema.
-    """
-    wire = get_str(fn, "name")
-    name = canonical_name(wire, "name", rule)
-    description = get_optional_str(fn, "description")
-    if description is None or not description.strip():
-        description = wire
-    parameters = fn.get("parameters")
-    if parameters is None:
-        parameters = {"type": "object", "properties": {}}
-    strict = get_bool(fn, "strict", False)
-    carried = FrozenDict() if extras is None else extras
-    definition = ToolDefinition(name, description, parameters, strict and strict_rule, carried)  # type: ignore[arg-type]  # checked by ToolDefinition
-    if strict and not strict_rule:
-        object.__setattr__(definition, "strict", True)
-    return definition
-
-
-def function_to(
-    definition: ToolDefinition, rule: NameRule | None, strict_rule: bool = True, carried: Any = None
-) -> dict[str, Any]:
-    """Return the OpenAI-shape function object: ``strict`` only when true, description unless it is the name."""
-    name = wire_name(definition.name, "name", rule)
-    if definition.strict and strict_rule:
-        check_strict(definition.parameters)
-    fn: dict[str, Any] = {"name": name}
-    if definition.description != name:
-        fn["description"] = definition.description
-    fn["parameters"] = thaw_json(definition.parameters)
-    if definition.strict:
-        fn["strict"] = True
-    if carried:
-        emit_extras(fn, carried, "extras")
-    return fn
-
-
-def function_tools_to(
-    definitions: Iterable[ToolDefinition], rule: NameRule | None, strict_rule: bool = True, provider: str = ""
-) -> list[dict[str, Any]]:
-    """Return an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``).
-
-    The ``extras`` of ``provider`` are sent again: its ``function`` entry inside the function
-    object, its other fields beside ``type`` and ``function``.
-    """
-    return map_items(
-        lambda definition: _function_tool_to(definition, rule, strict_rule, provider), checked_tools(definitions)
-    )
-
-
-def _function_tool_to(
-    definition: ToolDefinition, rule: NameRule | None, strict_rule: bool, provider: str
-) -> dict[str, Any]:
-    carried = definition.extras.get(provider) or FrozenDict()
-    try:
-        tool: dict[str, Any] = {"type": "function", "function": function_to(definition, rule, strict_rule, carried.get("function"))}
-    except ValidationError as exc:
-        raise exc.prefixed("function") from None
-    emit_extras(tool, {k: v for k, v in carried.items() if k != "function"}, "extras")
-    return tool
-
-
-_FUNCTION_FIELDS = {
-    "name": "function.name",
-    "description": "function.description",
-    "parameters": "function.parameters",
-    "strict": "function.strict",
-}
-
-
-def function_tools_from(
-    items: Any, rule: NameRule | None, strict_rule: bool = True, provider: str = ""
-) -> tuple[ToolDefinition, ...]:
-    """Return the definitions of an OpenAI-shape ``tools`` list (``{"type": "function", "function"}``).
-
-    Fields agentmsg does not model (OpenRouter's ``cache_control``, a function's ``response``)
-    are kept in ``extras[provider]``, the function's own under ``function``.
-    """
-    return tuple(
-        map_items(lambda item: _function_tool_from(item, rule, strict_rule, provider), expect_items(items, "tools"))
-    )
-
-
-def _function_tool_from(item: Any, rule: NameRule | None, strict_rule: bool, provider: str) -> ToolDefinition:
-    item = expect_object(item)
-    kind = item.get("type")
-    if kind is not None and kind != "function":
-        raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
-    fn = get_object(item, "function")
-    carried = extras_of(item, {"type", "function"})
-    inner = extras_of(fn, _FUNCTION_KEYS)
-    if inner:
-        carried["function"] = inner
-    try:
-        return function_from(fn, rule, strict_rule, {provider: carried} if carried else None)
-    except ValidationError as exc:
-        raise rename(exc, _FUNCTION_FIELDS) from None
-
-
-def assistant(content: Any, calls: tuple[ToolCall, ...]) -> ChatMessage:
-    """Return the assistant message: empty text beside tool calls is None; no text at all is ''."""
-    if not calls:
-        return ChatMessage.assistant("" if content is None else content)
-    return ChatMessage.assistant(None if content == "" else content, calls)
-
-
-_ACC_PATH = re.compile(r"tool_calls\[(\d+)\]\.(id|name|arguments)")
-
-
-def finish_calls(acc: ToolCallAccumulator, where: Callable[[int, str], str]) -> tuple[ToolCall, ...]:
-    """Return the accumulated calls; errors get ``where(index, field)`` as their path head."""
-    try:
-        return acc.finish()
-    except ValidationError as exc:
-        match = _ACC_PATH.match(exc.path)
-        if match is None:  # pragma: no cover - the accumulator always names the call
-            raise
-        raise relocate(exc, where(int(match.group(1)), match.group(2)) + exc.path[match.end() :]) from None
-
-
-def provider_error(kind: object, path: str) -> ValidationError:
-    """Return the error for a payload that reports a provider-side error (code ``provider``)."""
-    label = kind if type(kind) is str and len(kind) <= 64 else "error"
-    return ValidationError(f"the provider reported an error ({label})", path, "provider")
 
 
 def request_body(body: dict[str, Any], params: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
@@ -440,6 +309,20 @@ def request_body(body: dict[str, Any], params: dict[str, Any], required: tuple[s
     return out
 
 
+def join_texts(texts: Iterable[str]) -> str:
+    """Return texts as one string where a provider takes one: the non-empty ones, a newline between.
+
+    >>> join_texts(["You are X.", "", "Be brief."])
+    'You are X.\\nBe brief.'
+
+    A newline, not ``""``: "You are X." and "Be brief." must not become "You are X.Be brief."
+    """
+    return "\n".join(text for text in texts if text)
+
+
+# -- provider -> agentmsg: reading payloads --------------------------------------------------
+
+
 def payload(obj: Any) -> Any:
     """Return a provider object as plain JSON data: an SDK object through its ``model_dump()``.
 
@@ -459,93 +342,42 @@ def payload(obj: Any) -> Any:
     return obj
 
 
-def incomplete(what: str) -> ValidationError:
-    """Return the error of ``finish()`` on a stream that never reached its end marker."""
-    return ValidationError(
-        f"the stream is incomplete: it ended before {what} (cut off, or nothing was fed)", "", "incomplete"
-    )
+def expect_items(items: object, what: str) -> list[Any] | tuple[Any, ...]:
+    """Return ``items`` if it is a JSON array, else raise."""
+    if type(items) is list or type(items) is tuple:
+        return items
+    raise expected(f"an array of {what}", items, "")
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+def get_inner_str(data: dict[str, Any], key: str, inner: str) -> str | None:
+    """Return the string at ``data[key][inner]``, or None when either is missing or null.
 
-
-class RawEvents:
-    r"""Split raw stream bytes or text, as they arrive from the socket, into parsed JSON payloads.
-
-    >>> raw = RawEvents(sse=True)
-    >>> raw.feed(b'event: ping\ndata: {"type": "pi')
-    []
-    >>> raw.feed('ng"}\n\ndata: [DONE]\n\n')
-    [{'type': 'ping'}]
-    >>> raw.done
-    True
-
-    With ``sse=True`` the input is Server-Sent Events: ``data:`` lines (several join with a
-    newline) make one event at the blank line that ends it; ``event:``, ``id:``, ``retry:``
-    and ``:`` comment lines are read and left (every provider repeats the event name in its
-    JSON); ``data: [DONE]`` sets ``done``. Otherwise the input is NDJSON, one JSON document per
-    line. Lines may end in ``\n``, ``\r\n`` or ``\r``; a read may end anywhere, even inside a
-    UTF-8 character or between ``\r`` and ``\n``. A payload that is not JSON raises
-    ``ValidationError`` (code ``json``). ``close()`` returns what a stream without a final
-    newline still held.
+    >>> get_inner_str({"delta": {"stop_reason": "end_turn"}}, "delta", "stop_reason")
+    'end_turn'
     """
+    obj = get_optional_object(data, key)
+    if obj is None:
+        return None
+    try:
+        return get_optional_str(obj, inner)
+    except ValidationError as exc:
+        raise exc.prefixed(key) from None
 
-    __slots__ = ("_sse", "_decoder", "_buffer", "_data", "_cr", "done")
 
-    def __init__(self, sse: bool) -> None:
-        self._sse = sse
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._buffer = ""
-        self._data: list[str] = []
-        self._cr = False  # the last read ended with a \r: a \n that follows ends no new line
-        self.done = False
+def check_assistant_role(data: dict[str, Any]) -> None:
+    """Raise unless the ``role`` of a response's message, when it has one, is ``assistant``."""
+    role = data.get("role")
+    if role is not None and role != "assistant":
+        raise ValidationError("expected 'assistant'", "role", "value")
 
-    def feed(self, data: bytes | bytearray | str) -> list[Any]:
-        """Take the next piece of the stream; return the payloads it completed, in order."""
-        if isinstance(data, (bytes, bytearray)):
-            try:
-                text = self._decoder.decode(bytes(data))
-            except UnicodeDecodeError:
-                raise ValidationError("the stream is not valid UTF-8", "", "encoding") from None
-        elif isinstance(data, str):
-            text = data
-        else:
-            raise TypeError(f"feed_raw() takes bytes or str, not {type(data).__name__}")
-        if self._cr and text.startswith("\n"):
-            text = text[1:]
-        self._cr = text.endswith("\r")
-        lines = _LINE_BREAK.split(self._buffer + text)  # not splitlines: U+2028 is no break here
-        self._buffer = lines.pop()
-        out: list[Any] = []
-        for line in lines:
-            self._line(line, out)
-        return out
 
-    def close(self) -> list[Any]:
-        """Return the payloads the stream still held at its end (a last line without newline)."""
-        out: list[Any] = []
-        rest = self._buffer + self._decoder.decode(b"", final=True)
-        self._buffer = ""
-        if rest:
-            self._line(rest, out)
-        if self._sse and self._data:
-            self._line("", out)
-        return out
+def assistant(content: Any, calls: tuple[ToolCall, ...], reasoning: Iterable[ReasoningPart] = ()) -> ChatMessage:
+    """Return the assistant message: empty text beside tool calls is None; no text at all is ''."""
+    if not calls:
+        return ChatMessage.assistant("" if content is None else content, (), reasoning)
+    return ChatMessage.assistant(None if content == "" else content, calls, reasoning)
 
-    def _line(self, line: str, out: list[Any]) -> None:
-        if not self._sse:
-            if line.strip():
-                out.append(loads_strict(line))
-            return
-        if not line:
-            if self._data:
-                text = "\n".join(self._data)
-                self._data = []
-                if text.strip() == "[DONE]":
-                    self.done = True
-                else:
-                    out.append(loads_strict(text))
-            return
-        field, _, value = line.partition(":")
-        if field == "data":
-            self._data.append(value[1:] if value.startswith(" ") else value)
+
+def freeze_usage(usage: object, path: str) -> FrozenDict | None:
+    """Return a provider usage object deep-frozen, or None."""
+    return None if usage is None else check_json_object(usage, path)

@@ -1,4 +1,4 @@
-"""Private helpers for reasoning in the codecs: which parts go where, and attaching them.
+"""Private helpers for reasoning in the codecs: which parts go to which provider, and plain text reasoning.
 
 Theory of operation: a ``ReasoningPart`` whose ``provider`` is set carries opaque fields that
 only that provider can read (a signature, an item id), so a codec sends it only to its own
@@ -14,16 +14,8 @@ from typing import Any
 from .._checks import expected
 from ..content import ReasoningPart, reasoning_part
 from ..messages import ChatMessage
-from ..roles import MessageRole
 
-__all__ = ["with_reasoning", "plain_text", "plain_parts", "of_provider"]
-
-
-def with_reasoning(message: ChatMessage, parts: tuple[ReasoningPart, ...] | list[ReasoningPart]) -> ChatMessage:
-    """Return the assistant ``message`` carrying ``parts`` (the message itself when there are none)."""
-    if not parts:
-        return message
-    return ChatMessage(MessageRole.ASSISTANT, message.content, message.tool_calls, reasoning=tuple(parts))
+__all__ = ["plain_text", "plain_parts", "of_provider"]
 
 
 def plain_text(message: ChatMessage) -> str | None:

@@ -35,18 +35,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._checks import (
-    check_int,
-    expect_object,
-    expected,
-    get_bool,
-    get_object,
-    get_optional_object,
-    get_optional_str,
-    get_str,
-    map_items,
-    missing,
+    check_int, expect_object, expected, get_bool, get_object, get_optional_object, get_optional_str, get_str,
+    map_items, missing,
 )
-from .._images import split_data_url
 from .._frozen import freeze_json, thaw_json
 from ..content import ImagePart, ImageSource, ReasoningPart, TextPart, reasoning_part
 from ..errors import ValidationError
@@ -54,36 +45,15 @@ from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
-    ANTHROPIC_NAMES,
-    UNSUPPORTED,
-    assistant,
-    canonical_name,
-    checked_messages,
-    checked_tools,
-    dump_arguments,
-    emit_extras,
-    expect_items,
-    extras_of,
-    finish_calls,
-    freeze_usage,
-    function_from,
-    image_from_url,
-    make_call,
-    not_a_message,
-    provider_error,
-    refuse_file,
-    join_texts,
-    RawEvents,
-    incomplete,
-    payload,
-    relocate,
-    rename,
-    request_body,
-    wire_name,
+    ANTHROPIC_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages, dump_arguments,
+    expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, not_a_message,
+    payload, provider_error, relocate, rename, request_body, wire_name,
 )
-from ._reasoning import of_provider, with_reasoning
+from ._reasoning import of_provider
+from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
+from ._tools import checked_tools, declaration, extras_of, function_from
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
@@ -114,8 +84,6 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
     return request_body({"system": system, "messages": wire, "tools": listed or None}, params, ("model", "max_tokens"))
 
 
-
-
 def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
     """Return ``(system, messages)`` for the Messages API (``system`` is None without one).
 
@@ -132,12 +100,10 @@ def to_messages(messages: Iterable[ChatMessage]) -> tuple[str | None, list[dict[
         role = message.role
         try:
             if role is TOOL:
-                block = _tool_result_to(message)
                 if results is None:
-                    results = [block]
+                    results = []
                     out.append({"role": "user", "content": results})
-                else:
-                    results.append(block)
+                results.append(_tool_result_to(message))
                 continue
             if role is USER:
                 if results is not None:
@@ -173,14 +139,10 @@ def _empty_text() -> ValidationError:
 
 
 def _source_to(source: ImageSource) -> dict[str, Any]:
-    if source.type == "base64":
-        return {"type": "base64", "media_type": source.media_type, "data": source.data}
-    if source.type == "url":
-        parts = split_data_url(source.url or "")
-        if parts is not None:
-            return {"type": "base64", "media_type": parts[0], "data": parts[1]}
+    data = image_data(source)
+    if data is None:
         return {"type": "url", "url": source.url}
-    raise refuse_file()
+    return {"type": "base64", "media_type": data[0], "data": data[1]}
 
 
 def _block_to(part: Any) -> dict[str, Any] | None:
@@ -260,20 +222,12 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object"}, strict=False)])
     [{'name': 'now', 'description': 'Current time.', 'input_schema': {'type': 'object'}}]
     """
-    out = []
-    for i, definition in enumerate(checked_tools(definitions)):
-        name = wire_name(definition.name, f"[{i}].name", ANTHROPIC_NAMES)
-        tool: dict[str, Any] = {"name": name}
-        if definition.description != name:
-            tool["description"] = definition.description
-        tool["input_schema"] = thaw_json(definition.parameters)
-        if definition.strict:
-            tool["strict"] = True
-        carried = definition.extras.get("anthropic")
-        if carried:
-            emit_extras(tool, carried, f"[{i}].extras")
-        out.append(tool)
-    return out
+    return map_items(_tool_to, checked_tools(definitions))
+
+
+def _tool_to(definition: ToolDefinition) -> dict[str, Any]:
+    name = wire_name(definition.name, "name", ANTHROPIC_NAMES)
+    return declaration(definition, name, "input_schema", definition.strict or None, definition.extras.get(PROVIDER))
 
 
 # -- Anthropic -> agentmsg -------------------------------------------------------------------
@@ -415,7 +369,7 @@ def _assistant_from(content: Any) -> ChatMessage:
     items = map_items(_assistant_item, content, "content")
     texts = [item for item in items if type(item) is TextPart]
     thinking = [item for item in items if type(item) is ReasoningPart]
-    return with_reasoning(_assistant(texts, tuple(item for item in items if type(item) is ToolCall)), thinking)
+    return _assistant(texts, tuple(item for item in items if type(item) is ToolCall), thinking)
 
 
 def _assistant_item(block: Any) -> TextPart | ToolCall | ReasoningPart:
@@ -433,7 +387,7 @@ def _assistant_item(block: Any) -> TextPart | ToolCall | ReasoningPart:
     raise _unsupported_block(kind)
 
 
-def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...]) -> ChatMessage:
+def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...], thinking: Iterable[ReasoningPart]) -> ChatMessage:
     content: Any = None
     texts = [part for part in texts if part.text]
     if len(texts) == 1:
@@ -441,7 +395,7 @@ def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...]) -> ChatMessag
     elif texts:
         content = tuple(texts)
     try:
-        return assistant(content, calls)
+        return assistant(content, calls, thinking)
     except ValidationError as exc:  # duplicate tool_use ids
         raise relocate(exc, "content") from None
 
@@ -491,11 +445,8 @@ def parse_response(body: Any) -> Response:
     """
     body = expect_object(payload(body))
     if body.get("type") == "error":
-        error = body.get("error")
-        raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
-    role = body.get("role")
-    if role is not None and role != "assistant":
-        raise ValidationError("expected 'assistant'", "role", "value")
+        raise provider_error(body.get("error"), "error")
+    check_assistant_role(body)
     content = body.get("content")
     if content is None:
         raise missing("content")
@@ -503,7 +454,17 @@ def parse_response(body: Any) -> Response:
     return Response(message, get_optional_str(body, "stop_reason"), freeze_usage(body.get("usage"), "usage"))
 
 
-class StreamParser:
+def _block_event(event: dict[str, Any], key: str) -> tuple[int, dict[str, Any], str]:
+    """Return the ``index``, the object at ``key`` and its ``type`` of a content block event."""
+    index = check_int(event.get("index"), "index", minimum=0)
+    body = get_object(event, key)
+    try:
+        return index, body, get_str(body, "type")
+    except ValidationError as exc:
+        raise exc.prefixed(key) from None
+
+
+class StreamParser(StreamReader):
     """Read Messages API stream events one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
@@ -542,11 +503,10 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before message_stop (cut off, or nothing was fed)
     """
 
-    __slots__ = (
-        "_texts", "_blocks", "_calls", "_call_blocks", "_thinking", "_reasoning", "_finish_reason", "_usage", "_raw", "_stopped"
-    )
+    __slots__ = ("_texts", "_blocks", "_calls", "_call_blocks", "_thinking", "_reasoning", "_finish_reason", "_usage", "_stopped")
 
     def __init__(self) -> None:
+        super().__init__()
         self._thinking: dict[int, int] = {}  # content block index -> reasoning part index
         self._reasoning = ReasoningAccumulator()
         self._texts: dict[int, list[str]] = {}  # content block index -> text pieces
@@ -555,16 +515,9 @@ class StreamParser:
         self._call_blocks: list[int] = []  # tool call index -> content block index
         self._finish_reason: str | None = None
         self._usage: dict[str, Any] = {}
-        self._raw: RawEvents | None = None
         self._stopped = False
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
-        if self._raw is None:
-            self._raw = RawEvents(sse=True)
-        return tuple(item for event in self._raw.feed(data) for item in self.feed(event))
-
-    def feed(self, event: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+    def feed(self, event: Any) -> tuple[Piece, ...]:
         """Take one event and return what it carried."""
         event = expect_object(payload(event))
         kind = event.get("type")
@@ -573,14 +526,9 @@ class StreamParser:
         if kind == "content_block_start":
             return self._start(event)
         if kind == "message_delta":
-            delta = get_optional_object(event, "delta")
-            if delta is not None:
-                try:
-                    reason = get_optional_str(delta, "stop_reason")
-                except ValidationError as exc:
-                    raise exc.prefixed("delta") from None
-                if reason is not None:
-                    self._finish_reason = reason
+            reason = get_inner_str(event, "delta", "stop_reason")
+            if reason is not None:
+                self._finish_reason = reason
             self._add_usage(event.get("usage"), "usage")
         elif kind == "message_start":
             message = get_object(event, "message")
@@ -588,8 +536,7 @@ class StreamParser:
         elif kind == "message_stop":
             self._stopped = True
         elif kind == "error":
-            error = event.get("error")
-            raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+            raise provider_error(event.get("error"), "error")
         else:
             get_str(event, "type")  # raises unless a string: other kinds are ignored
         return ()
@@ -601,11 +548,9 @@ class StreamParser:
                 if value is not None or key not in self._usage:
                     self._usage[key] = value
 
-    def _start(self, event: dict[str, Any]) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        index = check_int(event.get("index"), "index", minimum=0)
-        block = get_object(event, "content_block")
+    def _start(self, event: dict[str, Any]) -> tuple[Piece, ...]:
+        index, block, kind = _block_event(event, "content_block")
         try:
-            kind = get_str(block, "type")
             if kind == "text":
                 text = get_str(block, "text")
                 self._texts[index] = [text] if text else []
@@ -629,21 +574,14 @@ class StreamParser:
             self._call_blocks.append(index)
             # the input streams as input_json_delta; an input given whole here is kept too
             arguments = dump_arguments(freeze_json(value, "input")) if value else None
-            try:
-                name = canonical_name(get_str(block, "name"), "name")
-                delta = ToolCallDelta(ordinal, get_str(block, "id"), name, arguments)
-                self._calls.add(delta)
-            except ValidationError as exc:
-                raise relocate(exc, exc.path.rpartition(".")[2].replace("arguments_delta", "input")) from None
-            return (delta,)
+            name = canonical_name(get_str(block, "name"), "name")
+            return (add_call_delta(self._calls, ordinal, get_str(block, "id"), name, arguments, _CALL_FIELDS),)
         except ValidationError as exc:
             raise exc.prefixed("content_block") from None
 
-    def _delta(self, event: dict[str, Any]) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        index = check_int(event.get("index"), "index", minimum=0)
-        delta = get_object(event, "delta")
+    def _delta(self, event: dict[str, Any]) -> tuple[Piece, ...]:
+        index, delta, kind = _block_event(event, "delta")
         try:
-            kind = get_str(delta, "type")
             if kind == "text_delta":
                 text = get_str(delta, "text")
                 pieces = self._texts.get(index)
@@ -683,14 +621,11 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        if self._raw is not None:
-            for event in self._raw.close():
-                self.feed(event)
+        self._drain()
         blocks = self._call_blocks
-        fields = {"id": "id", "name": "name", "arguments": "input"}
-        calls = finish_calls(self._calls, lambda i, field: f"content[{blocks[i]}].{fields[field]}")
+        calls = finish_calls(self._calls, lambda i: f"content[{blocks[i]}]", _CALL_FIELDS)
         if not self._stopped and self._finish_reason is None:
             raise incomplete("message_stop")
         texts = [TextPart("".join(pieces)) for _, pieces in sorted(self._texts.items())]
         usage = freeze_usage(self._usage, "usage") if self._usage else None
-        return Response(with_reasoning(_assistant(texts, calls), self._reasoning.finish()), self._finish_reason, usage)
+        return Response(_assistant(texts, calls, self._reasoning.finish()), self._finish_reason, usage)

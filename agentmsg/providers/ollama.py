@@ -30,49 +30,25 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._checks import (
-    expect_object,
-    expected,
-    get_list,
-    get_object,
-    get_optional_object,
-    get_optional_str,
-    map_items,
-    missing,
+    expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, map_items, missing,
 )
 from .._images import split_data_url
 from .._frozen import FrozenDict, thaw_json
-from ..content import ImagePart, ImageSource, TextPart
+from ..content import ImagePart, ImageSource, TextPart, reasoning_part
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import ROLE_BY_NAME, ROLE_NAMES, MessageRole
 from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
-    ERROR_PREFIX,
-    UNSUPPORTED,
-    assistant,
-    checked_messages,
-    dump_arguments,
-    expect_items,
-    finish_calls,
-    freeze_usage,
-    function_tools_from,
-    function_tools_to,
-    generated_id,
-    make_call,
-    not_a_message,
-    provider_error,
-    refuse_file,
-    join_texts,
-    RawEvents,
-    incomplete,
-    payload,
-    relocate,
-    request_body,
-    sniff_media_type,
+    ERROR_PREFIX, UNSUPPORTED, assistant, check_assistant_role, checked_messages, dump_arguments, expect_items,
+    freeze_usage, generated_id, image_data, join_texts, make_call, not_a_message, payload, provider_error, relocate,
+    request_body, sniff_media_type,
 )
-from ._reasoning import plain_parts, plain_text, with_reasoning
+from ._reasoning import plain_parts, plain_text
+from ._stream import Piece, StreamReader, finish_calls, incomplete
+from ._tools import function_tools_from, function_tools_to
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
@@ -97,8 +73,6 @@ def to_request(messages: Iterable[ChatMessage], tools: Iterable[ToolDefinition] 
     params = {**params, "stream": bool(params.get("stream", False))}
     listed = to_tools(tools)
     return request_body({"messages": to_messages(messages), "tools": listed or None}, params, ("model",))
-
-
 
 
 def to_messages(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
@@ -194,18 +168,14 @@ def _parts_to(role: str, content: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _base64_of(source: ImageSource) -> str:
-    if source.type == "base64":
-        return source.data or ""
-    if source.type == "url":
-        parts = split_data_url(source.url or "")
-        if parts is not None:
-            return parts[1]
+    data = image_data(source)
+    if data is None:
         raise ValidationError(
             "Ollama cannot fetch image URLs: download the image and use ImageSource.from_base64",
             "source",
             UNSUPPORTED,
         )
-    raise refuse_file()
+    return data[1]
 
 
 def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
@@ -253,7 +223,7 @@ def from_messages(items: Any) -> tuple[ChatMessage, ...]:
         if role is ASSISTANT:
             calls = _calls_from(item, f"messages[{i}]")
             pending[:] = calls
-            return with_reasoning(assistant(content, calls), plain_parts(item, "thinking"))
+            return assistant(content, calls, plain_parts(item, "thinking"))
         if role is TOOL:
             return ChatMessage.tool(_answered(item, pending), content)
         return ChatMessage.user(content) if role is USER else ChatMessage(SYSTEM, content)
@@ -359,14 +329,11 @@ def parse_response(body: Any) -> Response:
     """
     body = expect_object(payload(body))
     if body.get("error") is not None:
-        raise provider_error(None, "error")
+        raise provider_error(body["error"], "error")
     message = get_object(body, "message")
     try:
-        role = message.get("role")
-        if role is not None and role != "assistant":
-            raise ValidationError("expected 'assistant'", "role", "value")
-        result = assistant(_content_from(message, ASSISTANT), _calls_from(message, _scope(body)))
-        result = with_reasoning(result, plain_parts(message, "thinking"))
+        check_assistant_role(message)
+        result = assistant(_content_from(message, ASSISTANT), _calls_from(message, _scope(body)), plain_parts(message, "thinking"))
     except ValidationError as exc:
         raise exc.prefixed("message") from None
     return Response(result, get_optional_str(body, "done_reason"), _metrics(body))
@@ -377,7 +344,7 @@ def _scope(body: dict[str, Any]) -> str:
     return created if type(created) is str else ""
 
 
-class StreamParser:
+class StreamParser(StreamReader):
     """Read ``/api/chat`` NDJSON lines (parsed) one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
@@ -406,30 +373,26 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before a line with done: true (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_thinking", "_calls", "_count", "_finish_reason", "_usage", "_raw", "_done")
+    __slots__ = ("_texts", "_thinking", "_calls", "_count", "_finish_reason", "_usage", "_done")
+
+    _SSE = False  # NDJSON: one JSON document per line
 
     def __init__(self) -> None:
+        super().__init__()
         self._texts: list[str] = []
         self._thinking: list[str] = []
         self._calls = ToolCallAccumulator()
         self._count = 0
         self._finish_reason: str | None = None
         self._usage: FrozenDict | None = None
-        self._raw: RawEvents | None = None
         self._done = False
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        """Take the next piece of the raw NDJSON stream; return what its completed lines carried."""
-        if self._raw is None:
-            self._raw = RawEvents(sse=False)
-        return tuple(item for line in self._raw.feed(data) for item in self.feed(line))
-
-    def feed(self, chunk: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+    def feed(self, chunk: Any) -> tuple[Piece, ...]:
         """Take one line (a dict) and return what it carried."""
         chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
-            raise provider_error(None, "error")
-        out: list[str | ReasoningDelta | ToolCallDelta] = []
+            raise provider_error(chunk["error"], "error")
+        out: list[Piece] = []
         message = get_optional_object(chunk, "message")
         if message is not None:
             try:
@@ -459,13 +422,9 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        if self._raw is not None:
-            for line in self._raw.close():
-                self.feed(line)
-        calls = finish_calls(self._calls, lambda i, field: f"message.tool_calls[{i}]")
+        self._drain()
+        calls = finish_calls(self._calls, lambda i: f"message.tool_calls[{i}]", _CALL_FIELDS)
         if not self._done:
             raise incomplete("a line with done: true")
-        message = assistant("".join(self._texts), calls)
-        if self._thinking:
-            message = with_reasoning(message, plain_parts({"thinking": "".join(self._thinking)}, "thinking"))
-        return Response(message, self._finish_reason, self._usage)
+        reasoning = (reasoning_part("".join(self._thinking)),) if self._thinking else ()
+        return Response(assistant("".join(self._texts), calls, reasoning), self._finish_reason, self._usage)

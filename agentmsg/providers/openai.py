@@ -29,55 +29,29 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._checks import (
-    check_int,
-    expect_object,
-    expected,
-    get_list,
-    get_object,
-    get_optional_object,
-    get_optional_str,
-    get_str,
-    map_items,
-    missing,
+    check_int, expect_object, expected, get_list, get_object, get_optional_object, get_optional_str, get_str,
+    map_items, missing,
 )
-from ..content import ImagePart, TextPart
+from ..content import ImagePart, TextPart, reasoning_part
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, to_wire_name
-from . import Response
+from ._response import Response
 from ._common import (
-    ERROR_PREFIX,
-    OPENAI_NAMES,
-    UNSUPPORTED,
-    assistant,
-    canonical_name,
-    checked_messages,
-    dump_arguments,
-    expect_items,
-    finish_calls,
-    freeze_usage,
-    function_tools_from,
-    function_tools_to,
-    image_from_url,
-    image_url,
-    make_call,
-    not_a_message,
-    provider_error,
-    RawEvents,
-    incomplete,
-    payload,
-    relocate,
-    request_body,
+    ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages,
+    dump_arguments, expect_items, freeze_usage, image_from_url, image_url, make_call, not_a_message, payload,
+    provider_error, relocate, request_body,
 )
-from ._reasoning import plain_parts, plain_text, with_reasoning
+from ._reasoning import plain_parts, plain_text
+from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
+from ._tools import function_tools_from, function_tools_to
 
 __all__ = ["to_request", "to_messages", "from_messages", "to_tools", "from_tools", "parse_response", "StreamParser"]
 
 SYSTEM, USER, ASSISTANT, TOOL = MessageRole
 _CALL_FIELDS = ("id", "function.name", "function.arguments")
-_DELTA_FIELDS = {"id": "id", "name": "function.name", "arguments": "function.arguments"}
 
 # -- agentmsg -> OpenAI ----------------------------------------------------------------------
 
@@ -102,8 +76,6 @@ def to_request(
     wire = to_messages(messages, system_role=system_role)
     listed = to_tools(tools)
     return request_body({"messages": wire, "tools": listed or None}, params, ("model",))
-
-
 
 
 def to_messages(messages: Iterable[ChatMessage], *, system_role: str = "system") -> list[dict[str, Any]]:
@@ -318,8 +290,7 @@ def _assistant_from(item: dict[str, Any]) -> tuple[ChatMessage, str | None]:
             raise ValidationError(f"{key} is not supported (use tool calls / text)", key, UNSUPPORTED)
     calls = map_items(_call_from, get_list(item, "tool_calls"), "tool_calls")
     try:
-        message = assistant(text, tuple(calls))
-        return with_reasoning(message, plain_parts(item, "reasoning_content", "reasoning")), refusal
+        return assistant(text, tuple(calls), plain_parts(item, "reasoning_content", "reasoning")), refusal
     except ValidationError as exc:  # duplicate call ids: the paths coincide with OpenAI's
         if exc.path.startswith("tool_calls"):
             raise
@@ -363,8 +334,7 @@ def parse_response(body: Any) -> Response:
     """
     body = expect_object(payload(body))
     if body.get("error") is not None and "choices" not in body:
-        error = body["error"]
-        raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+        raise provider_error(body["error"], "error")
     choices = get_list(body, "choices")
     if not choices:
         raise ValidationError("must hold one choice", "choices", "missing")
@@ -374,9 +344,7 @@ def parse_response(body: Any) -> Response:
         choice = expect_object(choices[0])
         message = get_object(choice, "message")
         try:
-            role = message.get("role")
-            if role is not None and role != "assistant":
-                raise ValidationError("expected 'assistant'", "role", "value")
+            check_assistant_role(message)
             result, refusal = _assistant_from(message)
         except ValidationError as exc:
             raise exc.prefixed("message") from None
@@ -386,7 +354,7 @@ def parse_response(body: Any) -> Response:
     return Response(result, finish_reason, freeze_usage(body.get("usage"), "usage"), refusal)
 
 
-class StreamParser:
+class StreamParser(StreamReader):
     """Read ``chat.completion.chunk`` objects one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
@@ -426,29 +394,22 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before a finish_reason or data: [DONE] (cut off, or nothing was fed)
     """
 
-    __slots__ = ("_texts", "_refusal", "_reasoning", "_calls", "_finish_reason", "_usage", "_raw")
+    __slots__ = ("_texts", "_refusal", "_reasoning", "_calls", "_finish_reason", "_usage")
 
     def __init__(self) -> None:
+        super().__init__()
         self._texts: list[str] = []
         self._reasoning: list[str] = []
         self._refusal: list[str] = []
         self._calls = ToolCallAccumulator()
         self._finish_reason: str | None = None
         self._usage: Any = None
-        self._raw: RawEvents | None = None
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
-        if self._raw is None:
-            self._raw = RawEvents(sse=True)
-        return tuple(item for chunk in self._raw.feed(data) for item in self.feed(chunk))
-
-    def feed(self, chunk: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+    def feed(self, chunk: Any) -> tuple[Piece, ...]:
         """Take one chunk (a parsed ``data:`` payload) and return what it carried."""
         chunk = expect_object(payload(chunk))
         if chunk.get("error") is not None:
-            error = chunk["error"]
-            raise provider_error(error.get("type") if isinstance(error, dict) else None, "error")
+            raise provider_error(chunk["error"], "error")
         usage = chunk.get("usage")
         if usage is not None:
             self._usage = freeze_usage(usage, "usage")
@@ -459,11 +420,11 @@ class StreamParser:
             return ()
         if type(choices) is not list:
             raise expected("an array", choices, "choices")
-        out: list[str | ReasoningDelta | ToolCallDelta] = []
+        out: list[Piece] = []
         map_items(lambda choice: self._choice(choice, out), choices, "choices")
         return tuple(out)
 
-    def _choice(self, choice: Any, out: list[str | ReasoningDelta | ToolCallDelta]) -> None:
+    def _choice(self, choice: Any, out: list[Piece]) -> None:
         choice = expect_object(choice)
         index = choice.get("index", 0)
         if index != 0 or type(index) is not int:
@@ -480,7 +441,7 @@ class StreamParser:
         if reason is not None:
             self._finish_reason = reason
 
-    def _delta(self, delta: dict[str, Any], out: list[str | ReasoningDelta | ToolCallDelta]) -> None:
+    def _delta(self, delta: dict[str, Any], out: list[Piece]) -> None:
         for key in ("reasoning_content", "reasoning"):  # vLLM's names, old and new
             reasoning = get_optional_str(delta, key)
             if reasoning:
@@ -519,28 +480,18 @@ class StreamParser:
                 arguments = get_optional_str(fn, "arguments") or None
             except ValidationError as exc:
                 raise exc.prefixed("function") from None
-        try:
-            delta = ToolCallDelta(index, get_optional_str(call, "id") or None, name, arguments)
-            self._calls.add(delta)
-        except ValidationError as exc:
-            field = exc.path.rpartition(".")[2]
-            raise relocate(exc, _DELTA_FIELDS.get(field, "function.arguments")) from None
-        return delta
+        return add_call_delta(self._calls, index, get_optional_str(call, "id") or None, name, arguments, _CALL_FIELDS)
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream (its calls joined by the accumulator)."""
-        if self._raw is not None:
-            for chunk in self._raw.close():
-                self.feed(chunk)
-        calls = finish_calls(self._calls, lambda i, field: f"tool_calls[{i}].{_DELTA_FIELDS[field]}")
-        if self._finish_reason is None and not (self._raw is not None and self._raw.done):
+        done = self._drain()
+        calls = finish_calls(self._calls, lambda i: f"tool_calls[{i}]", _CALL_FIELDS)
+        if self._finish_reason is None and not done:
             raise incomplete("a finish_reason or data: [DONE]")
         text = "".join(self._texts)
         refusal = "".join(self._refusal) or None
         content: Any = text or None
         if refusal is not None:
             content = refusal if not text else (TextPart(text), TextPart(refusal))
-        message = assistant(content, calls)
-        if self._reasoning:
-            message = with_reasoning(message, plain_parts({"reasoning": "".join(self._reasoning)}, "reasoning"))
-        return Response(message, self._finish_reason, self._usage, refusal)
+        reasoning = (reasoning_part("".join(self._reasoning)),) if self._reasoning else ()
+        return Response(assistant(content, calls, reasoning), self._finish_reason, self._usage, refusal)

@@ -38,50 +38,23 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._checks import (
-    check_int,
-    expect_object,
-    expected,
-    get_bool,
-    get_list,
-    get_object,
-    get_optional_object,
-    get_optional_str,
-    get_str,
-    missing,
+    check_int, expect_object, expected, get_bool, get_list, get_object, get_optional_object, get_optional_str,
+    get_str, map_items, missing,
 )
-from .._frozen import thaw_json
 from ..content import ImagePart, ReasoningPart, TextPart, reasoning_part
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulator, ToolCallDelta
 from ..tools import ToolCall, ToolDefinition, check_strict
-from . import Response
+from ._response import Response
 from ._common import (
-    ERROR_PREFIX,
-    OPENAI_NAMES,
-    UNSUPPORTED,
-    assistant,
-    checked_messages,
-    checked_tools,
-    dump_arguments,
-    emit_extras,
-    expect_items,
-    extras_of,
-    finish_calls,
-    freeze_usage,
-    function_from,
-    image_from_url,
-    image_url,
-    make_call,
-    RawEvents,
-    incomplete,
-    not_a_message,
-    payload,
-    relocate,
-    request_body,
-    wire_name,
+    ERROR_PREFIX, OPENAI_NAMES, UNSUPPORTED, assistant, checked_messages, dump_arguments, expect_items, freeze_usage,
+    get_inner_str, image_from_url, image_url, make_call, not_a_message, payload, provider_error, relocate,
+    request_body, wire_name,
 )
+from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
+from ._tools import checked_tools, declaration, extras_of, function_from
 
 __all__ = ["to_messages", "from_messages", "to_tools", "from_tools", "to_request", "parse_response", "StreamParser"]
 
@@ -90,15 +63,7 @@ PROVIDER = "openai"
 EXTRAS = "openai_responses"  # the ToolDefinition.extras key of the tool fields this codec carries
 _TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
 _CALL_FIELDS = ("call_id", "name", "arguments")
-
-
-def provider_error(error: object, path: str) -> ValidationError:
-    """Return the error for a body that reports an API error: it names the type, never the message."""
-    kind = None
-    if isinstance(error, dict):
-        kind = error.get("type") or error.get("code")
-    label = kind if type(kind) is str and 0 < len(kind) <= 64 else "error"
-    return ValidationError(f"OpenAI reported an error ({label})", path, "provider")
+_ERROR_KEYS = ("type", "code")  # what names an API error (its message is never repeated)
 
 
 # -- agentmsg -> Responses -------------------------------------------------------------------
@@ -235,24 +200,15 @@ def to_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
     >>> to_tools([ToolDefinition("now", "Current time.", {"type": "object", "properties": {}}, strict=False)])
     [{'type': 'function', 'name': 'now', 'description': 'Current time.', 'parameters': {'type': 'object', 'properties': {}}, 'strict': False}]
     """
-    out = []
-    for i, definition in enumerate(checked_tools(definitions)):
-        name = wire_name(definition.name, f"[{i}].name", OPENAI_NAMES)
-        if definition.strict:  # OpenAI's rule, for a definition another codec read as strict
-            try:
-                check_strict(definition.parameters)
-            except ValidationError as exc:
-                raise exc.prefixed(i) from None
-        tool: dict[str, Any] = {"type": "function", "name": name}
-        if definition.description != name:
-            tool["description"] = definition.description
-        tool["parameters"] = thaw_json(definition.parameters)
-        tool["strict"] = definition.strict
-        carried = definition.extras.get(EXTRAS)
-        if carried:
-            emit_extras(tool, carried, f"[{i}].extras")
-        out.append(tool)
-    return out
+    return map_items(_function_to, checked_tools(definitions))
+
+
+def _function_to(definition: ToolDefinition) -> dict[str, Any]:
+    name = wire_name(definition.name, "name", OPENAI_NAMES)
+    if definition.strict:  # OpenAI's rule, for a definition another codec read as strict
+        check_strict(definition.parameters)
+    carried = definition.extras.get(EXTRAS)
+    return declaration(definition, name, "parameters", definition.strict, carried, {"type": "function"})
 
 
 # -- Responses -> agentmsg -------------------------------------------------------------------
@@ -277,11 +233,7 @@ class _Turn:
             content = texts[0]
         elif texts:
             content = tuple(TextPart(text) for text in texts)
-        if not self.reasoning:
-            return assistant(content, tuple(self.calls))
-        if not self.calls:  # as _common.assistant: no text at all is '', empty text beside calls is None
-            return ChatMessage.assistant("" if content is None else content, reasoning=tuple(self.reasoning))
-        return ChatMessage.assistant(None if content == "" else content, tuple(self.calls), tuple(self.reasoning))
+        return assistant(content, tuple(self.calls), self.reasoning)
 
 
 def _next_id(items: Any, i: int) -> str | None:
@@ -504,35 +456,27 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
     Fields agentmsg does not model are kept in ``extras["openai_responses"]`` and sent again
     by ``to_tools``. Built-in tools (web search, file search...) are refused.
     """
-    out = []
-    for i, item in enumerate(expect_items(items, "tools")):
-        try:
-            item = expect_object(item)
-            kind = item.get("type")
-            if kind != "function":
-                if kind is None:
-                    raise missing("type")
-                raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
-            carried = extras_of(item, _TOOL_KEYS)
-            out.append(function_from(
-                {**item, "strict": get_bool(item, "strict", True)}, OPENAI_NAMES, True, {EXTRAS: carried} if carried else None
-            ))
-        except ValidationError as exc:
-            raise exc.prefixed(i) from None
-    return tuple(out)
+    return tuple(map_items(_tool_from, expect_items(items, "tools")))
+
+
+def _tool_from(item: Any) -> ToolDefinition:
+    item = expect_object(item)
+    kind = item.get("type")
+    if kind != "function":
+        if kind is None:
+            raise missing("type")
+        raise ValidationError("only function tools are supported", "type", UNSUPPORTED)
+    carried = extras_of(item, _TOOL_KEYS)
+    fields = {**item, "strict": get_bool(item, "strict", True)}
+    return function_from(fields, OPENAI_NAMES, True, {EXTRAS: carried} if carried else None)
 
 
 def _finish_reason(body: dict[str, Any]) -> str | None:
     status = get_optional_str(body, "status")
     if status == "incomplete":
-        details = get_optional_object(body, "incomplete_details")
-        if details is not None:
-            try:
-                reason = get_optional_str(details, "reason")
-            except ValidationError as exc:
-                raise exc.prefixed("incomplete_details") from None
-            if reason is not None:
-                return reason
+        reason = get_inner_str(body, "incomplete_details", "reason")
+        if reason is not None:
+            return reason
     return status
 
 
@@ -554,9 +498,9 @@ def parse_response(body: Any) -> Response:
     body = expect_object(payload(body))
     error = body.get("error")
     if error is not None and ("output" not in body or body.get("status") == "failed"):
-        raise provider_error(error, "error")
+        raise provider_error(error, "error", "OpenAI", _ERROR_KEYS)
     if body.get("status") == "failed":
-        raise provider_error(None, "status")
+        raise provider_error(None, "status", "OpenAI")
     if body.get("output") is None:
         raise missing("output")
     items = get_list(body, "output")
@@ -577,7 +521,7 @@ def parse_response(body: Any) -> Response:
     return Response(message, _finish_reason(body), freeze_usage(body.get("usage"), "usage"), refusal)
 
 
-class StreamParser:
+class StreamParser(StreamReader):
     r"""Read Responses stream events one by one; ``finish`` gives the whole ``Response``.
 
     >>> parser = StreamParser()
@@ -624,11 +568,10 @@ class StreamParser:
     incomplete - the stream is incomplete: it ended before response.completed (cut off, or nothing was fed)
     """
 
-    __slots__ = (
-        "_texts", "_refusal", "_calls", "_reasoning", "_items", "_summaries", "_final", "_usage", "_status", "_raw", "_ended"
-    )
+    __slots__ = ("_texts", "_refusal", "_calls", "_reasoning", "_items", "_summaries", "_final", "_usage", "_status", "_ended")
 
     def __init__(self) -> None:
+        super().__init__()
         self._texts: dict[int, list[str]] = {}  # output_index -> text pieces
         self._refusal: list[str] = []
         self._calls = ToolCallAccumulator()
@@ -638,16 +581,9 @@ class StreamParser:
         self._final: Response | None = None
         self._usage: Any = None
         self._status: str | None = None
-        self._raw: RawEvents | None = None
         self._ended = False
 
-    def feed_raw(self, data: bytes | str) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
-        """Take the next piece of the raw SSE stream; return what the events it completed carried."""
-        if self._raw is None:
-            self._raw = RawEvents(sse=True)
-        return tuple(item for event in self._raw.feed(data) for item in self.feed(event))
-
-    def feed(self, event: Any) -> tuple[str | ReasoningDelta | ToolCallDelta, ...]:
+    def feed(self, event: Any) -> tuple[Piece, ...]:
         """Take one event and return what it carried."""
         event = expect_object(payload(event))
         kind = get_str(event, "type")
@@ -681,9 +617,9 @@ class StreamParser:
             self._completed(event)
         elif kind == "response.failed":
             response = get_optional_object(event, "response")
-            raise provider_error(response.get("error") if response else None, "response.error")
+            raise provider_error(response.get("error") if response else None, "response.error", "OpenAI", _ERROR_KEYS)
         elif kind == "error":
-            raise provider_error(event.get("error", event), "error")
+            raise provider_error(event.get("error", event), "error", "OpenAI", _ERROR_KEYS)
         return ()
 
     def _summary_delta(self, event: dict[str, Any]) -> tuple[ReasoningDelta, ...]:
@@ -723,13 +659,8 @@ class StreamParser:
                 ordinal = len(self._calls)
                 self._items[index] = (kind, ordinal, item_id)
                 arguments = get_optional_str(item, "arguments") or None
-                try:
-                    delta = ToolCallDelta(ordinal, get_str(item, "call_id"), get_str(item, "name"), arguments)
-                    self._calls.add(delta)
-                except ValidationError as exc:
-                    field = exc.path.rpartition(".")[2]
-                    raise relocate(exc, {"id": "call_id", "arguments_delta": "arguments"}.get(field, field)) from None
-                return (delta,)
+                call_id, name = get_str(item, "call_id"), get_str(item, "name")
+                return (add_call_delta(self._calls, ordinal, call_id, name, arguments, _CALL_FIELDS),)
             self._items[index] = (kind, 0, item_id)
             return ()
         except ValidationError as exc:
@@ -761,17 +692,12 @@ class StreamParser:
 
     def finish(self) -> Response:
         """Return the ``Response`` of the whole stream."""
-        if self._raw is not None:
-            for event in self._raw.close():
-                self.feed(event)
+        self._drain()
         if not self._ended:
             raise incomplete("response.completed")
         if self._final is not None:
             return self._final
-        calls = finish_calls(self._calls, lambda i, field: f"tool_calls[{i}].{field}")
-        reasoning = self._reasoning.finish()
+        calls = finish_calls(self._calls, lambda i: f"tool_calls[{i}]", ("id", "name", "arguments"))
         text = "".join(piece for _, pieces in sorted(self._texts.items()) for piece in pieces)
-        message = assistant(text or None, calls)
-        if reasoning:
-            message = ChatMessage(ASSISTANT, message.content, message.tool_calls, reasoning=reasoning)
+        message = assistant(text or None, calls, self._reasoning.finish())
         return Response(message, self._status, self._usage, "".join(self._refusal) or None)

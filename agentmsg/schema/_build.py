@@ -23,7 +23,7 @@ from types import MemberDescriptorType
 from typing import Any
 
 from . import _types as t
-from ._validator import (
+from ._keyword_checks import (
     TYPE_TESTS, any_of_error, at_least, check_unique, choices, json_key, key_label, kinds, many, unexpected,
 )
 from .._checks import expected, map_items, missing

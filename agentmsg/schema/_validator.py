@@ -25,38 +25,21 @@ for the common formats to be asserted (see ``_formats``).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from .._checks import expected, missing, type_name
 from ..errors import ValidationError
 from ._formats import FORMATS
-from ._regex import PatternError, compile_pattern
+from ._keyword_checks import (
+    Check, accept, any_of, array_keyword, at_least, check_additional, check_unique, const_check, enum_check,
+    format_check, key_label, many, matching, negation, number_checks, one_of, pattern_keyword, refuse,
+    schema_error, size_keyword, string_check, type_check, unexpected,
+)
 
-__all__ = [
-    "Check",
-    "FORMATS",
-    "SUPPORTED",
-    "TYPE_TESTS",
-    "UNSUPPORTED",
-    "any_of_error",
-    "at_least",
-    "check_additional",
-    "check_unique",
-    "choices",
-    "compile_schema",
-    "json_key",
-    "key_label",
-    "kinds",
-    "many",
-    "schema_error",
-    "unexpected",
-]
+__all__ = ["Check", "SUPPORTED", "UNSUPPORTED", "compile_schema"]
 
-Check = Callable[[Any], None]
 
 SUPPORTED = frozenset({
     "$ref", "$defs", "type", "enum", "const", "format", "properties", "required",
@@ -78,123 +61,6 @@ _REASONS = {
     "dependencies": " (Draft 7; Draft 2020-12 splits it into dependentRequired and dependentSchemas)",
     "additionalItems": " (Draft 7; Draft 2020-12 uses prefixItems and items)",
 }
-
-
-def schema_error(message: str, keyword: str | int = "") -> ValidationError:
-    """Return the ``schema`` error for a keyword the validator cannot read (its path grows outward)."""
-    err = ValidationError(message, "", "schema")
-    return err.prefixed(keyword) if keyword != "" else err
-
-
-def _is_integer(v: object) -> bool:
-    if isinstance(v, int):
-        return not isinstance(v, bool)
-    return isinstance(v, float) and v.is_integer()
-
-
-TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
-    "null": lambda v: v is None,
-    "boolean": lambda v: v is True or v is False,
-    "integer": _is_integer,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "string": lambda v: isinstance(v, str),
-    "array": lambda v: isinstance(v, (list, tuple)),
-    "object": lambda v: isinstance(v, dict),
-}
-
-
-_ARTICLES = {
-    "null": "null", "boolean": "a boolean", "integer": "an integer", "number": "a number",
-    "string": "a string", "array": "an array", "object": "an object",
-}
-
-
-def kinds(names: Sequence[str]) -> str:
-    """Name JSON types as the core's type errors do ("expected an integer or null, got string").
-
-    >>> kinds(["integer", "null"])
-    'an integer or null'
-    """
-    return " or ".join(_ARTICLES[name] for name in names)
-
-
-_CHOICES = 10  # at most this many of an enum's values are listed
-
-
-def choices(values: Sequence[object]) -> str:
-    """Return the rule an ``enum`` or a ``const`` states, in the core's words.
-
-    >>> choices(["r", "w"]), choices([1, None, ""]), choices(["only"])
-    ('must be one of r, w', 'must be one of 1, null, ""', 'must be only')
-
-    The values come from the schema, never from the data; long ones are cut short.
-    """
-    if not values:
-        return "must be one of the enum's values, and it has none"
-    shown = [_shown(v) for v in values[:_CHOICES]]
-    if len(values) > _CHOICES:
-        shown.append(f"... ({len(values)} values)")
-    return f"must be {shown[0]}" if len(values) == 1 else "must be one of " + ", ".join(shown)
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, str) and value and value.isprintable():
-        text = value
-    else:
-        from json import dumps
-
-        text = dumps(value, ensure_ascii=False, default=lambda _: "?")
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def many(n: int, unit: str) -> str:
-    """Count ``n`` of ``unit`` in words: ``1 item``, ``2 items``."""
-    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
-
-
-def at_least(n: int, unit: str, verb: str = "hold") -> str:
-    """Return the rule of a minimum size, in the core's words.
-
-    >>> at_least(1, "item"), at_least(2, "item"), at_least(3, "character", "be")
-    ('must not be empty', 'must hold at least 2 items', 'must be at least 3 characters')
-    """
-    return "must not be empty" if n == 1 else f"must {verb} at least {many(n, unit)}"
-
-
-def any_of_error(errors: Sequence[ValidationError]) -> ValidationError:
-    """Return the one error to report when no branch of an ``anyOf`` matched.
-
-    When every branch failed on the value's type, say which types were expected; when exactly
-    one branch got further (a wrong field inside the one object branch), report that branch.
-
-    >>> str(any_of_error([expected("an integer", "7", ""), expected("null", "7", "")]))
-    'expected an integer or null, got string'
-    """
-    deeper = [e for e in errors if e.path or e.code != "type"]
-    if len(deeper) == 1:
-        return deeper[0]
-    if not deeper and errors:
-        # type errors read "expected X or Y, got Z" (see kinds): join the X and Y parts
-        parts = [e.message.partition("expected ")[2].rpartition(", got ") for e in errors]
-        if all(sep for _, sep, _ in parts):
-            names = dict.fromkeys(name for x, _, _ in parts for name in x.split(" or "))
-            return ValidationError(f"expected {' or '.join(names)}, got {parts[0][2]}", "", "type")
-    return ValidationError("must match one of the allowed schemas", "", "value")
-
-
-def json_key(value: object) -> object:
-    """Return a hashable key equal for JSON-equal values (``1 == 1.0``, ``True != 1``)."""
-    if isinstance(value, str):
-        return value
-    if value is None or value is True or value is False:
-        return (value,)
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    if isinstance(value, (list, tuple)):
-        return ("a", tuple(map(json_key, value)))
-    if isinstance(value, dict):
-        return ("o", frozenset((k, json_key(v)) for k, v in value.items()))
-    return ("?", id(value))  # not JSON: equal to nothing else
 
 
 def compile_schema(schema: object, formats: bool = False) -> Check:
@@ -241,9 +107,9 @@ class _Compiler:
 
     def compile(self, schema: object) -> Check:
         if schema is True:
-            return _accept
+            return accept
         if schema is False:
-            return _refuse
+            return refuse
         if not isinstance(schema, Mapping):
             raise schema_error(f"expected a schema (an object or a boolean), got {type_name(schema)}")
         for keyword in schema:
@@ -258,15 +124,15 @@ class _Compiler:
         # "type": "object" / "array" is checked by the object / array check itself (one call less)
         folded = kind if kind in ("object", "array") and not any(k in schema for k in ("$ref", "enum", "const")) else None
         if "type" in schema and folded is None:
-            checks.append(_type_check(kind))
+            checks.append(type_check(kind))
         if "enum" in schema:
-            checks.append(_enum_check(_array(schema["enum"], "enum")))
+            checks.append(enum_check(array_keyword(schema["enum"], "enum")))
         if "const" in schema:
-            checks.append(_const_check(schema["const"]))
+            checks.append(const_check(schema["const"]))
         if self.formats and "format" in schema:
             test = FORMATS.get(schema["format"]) if isinstance(schema["format"], str) else None
             if test is not None:
-                checks.append(_format_check(test, schema["format"]))
+                checks.append(format_check(test, schema["format"]))
         if folded == "object" or any(k in schema for k in _OBJECT_KEYWORDS):
             checks.append(self._object(schema, folded == "object"))
         if any(k in schema for k in _MORE_OBJECT_KEYWORDS):
@@ -276,21 +142,21 @@ class _Compiler:
         if "contains" in schema:
             checks.append(self._contains(schema))
         if any(k in schema for k in ("minLength", "maxLength", "pattern")):
-            checks.append(_string_check(schema))
+            checks.append(string_check(schema))
         if any(k in schema for k in _NUMBER_KEYWORDS):
-            checks.extend(_number_checks(schema))
+            checks.extend(number_checks(schema))
         if "anyOf" in schema:
-            checks.append(_any_of(self._list(schema, "anyOf")))
+            checks.append(any_of(self._list(schema, "anyOf")))
         if "oneOf" in schema:
-            checks.append(_one_of(self._list(schema, "oneOf")))
+            checks.append(one_of(self._list(schema, "oneOf")))
         if "allOf" in schema:
             checks.extend(self._list(schema, "allOf"))
         if "not" in schema:
-            checks.append(_not(self.sub(schema["not"], "not")))
+            checks.append(negation(self.sub(schema["not"], "not")))
         if "if" in schema:
             checks.append(self._if(schema))
         if not checks:
-            return _accept
+            return accept
         if len(checks) == 1:
             return checks[0]
 
@@ -301,7 +167,7 @@ class _Compiler:
         return check_all
 
     def _list(self, schema: Mapping[str, Any], keyword: str) -> list[Check]:
-        items = _array(schema[keyword], keyword)
+        items = array_keyword(schema[keyword], keyword)
         if not items:
             raise schema_error("must be a non-empty array of schemas", keyword)
         return [self.sub(s, keyword, i) for i, s in enumerate(items)]
@@ -349,7 +215,7 @@ class _Compiler:
         if not isinstance(properties, Mapping):
             raise schema_error("must be an object of schemas", "properties")
         props = [(name, _exact(sub), self.sub(sub, "properties", name)) for name, sub in properties.items()]
-        required_list = _array(schema.get("required", ()), "required")
+        required_list = array_keyword(schema.get("required", ()), "required")
         if not all(isinstance(name, str) for name in required_list):
             raise schema_error("must be an array of strings", "required")
         required = frozenset(required_list)
@@ -427,13 +293,13 @@ class _Compiler:
             raise schema_error("must be an object of schemas", "patternProperties")
         out = []
         for pattern, sub in pattern_properties.items():
-            out.append((_regex(pattern, "patternProperties", pattern), self.sub(sub, "patternProperties", pattern)))
+            out.append((pattern_keyword(pattern, "patternProperties", pattern), self.sub(sub, "patternProperties", pattern)))
         return out
 
     def _object_more(self, schema: Mapping[str, Any]) -> Check:
         names = self.sub(schema["propertyNames"], "propertyNames") if "propertyNames" in schema else None
-        low = _count(schema.get("minProperties", 0), "minProperties")
-        high = _count(schema.get("maxProperties", -1), "maxProperties")
+        low = size_keyword(schema.get("minProperties", 0), "minProperties")
+        high = size_keyword(schema.get("maxProperties", -1), "maxProperties")
         dependent = schema.get("dependentRequired", {})
         if not isinstance(dependent, Mapping) or not all(
             isinstance(names_, (list, tuple)) and all(isinstance(n, str) for n in names_) for names_ in dependent.values()
@@ -472,9 +338,9 @@ class _Compiler:
         return check_object_more
 
     def _array(self, schema: Mapping[str, Any], typed: bool) -> Check:
-        low = _count(schema.get("minItems", 0), "minItems")
-        high = _count(schema.get("maxItems", -1), "maxItems")
-        prefix = [self.sub(s, "prefixItems", i) for i, s in enumerate(_array(schema.get("prefixItems", ()), "prefixItems"))]
+        low = size_keyword(schema.get("minItems", 0), "minItems")
+        high = size_keyword(schema.get("maxItems", -1), "maxItems")
+        prefix = [self.sub(s, "prefixItems", i) for i, s in enumerate(array_keyword(schema.get("prefixItems", ()), "prefixItems"))]
         items = schema.get("items", True)
         if isinstance(items, (list, tuple)):
             raise schema_error("must be a schema (an array of schemas is Draft 7's form; Draft 2020-12 uses prefixItems)", "items")
@@ -504,7 +370,7 @@ class _Compiler:
                     try:
                         rest(v[i])
                     except ValidationError as e:
-                        err = ValidationError("unexpected item", "", "unexpected") if rest is _refuse else e
+                        err = ValidationError("unexpected item", "", "unexpected") if rest is refuse else e
                         raise err.prefixed(i) from None
             if unique:
                 check_unique(v)
@@ -513,8 +379,8 @@ class _Compiler:
 
     def _contains(self, schema: Mapping[str, Any]) -> Check:
         check = self.sub(schema["contains"], "contains")
-        low = _count(schema.get("minContains", 1), "minContains")
-        high = _count(schema.get("maxContains", -1), "maxContains")
+        low = size_keyword(schema.get("minContains", 1), "minContains")
+        high = size_keyword(schema.get("maxContains", -1), "maxContains")
 
         def check_contains(v: object) -> None:
             if not isinstance(v, (list, tuple)):
@@ -527,16 +393,16 @@ class _Compiler:
                     continue
                 found += 1
             if found < low:
-                raise ValidationError(f"must hold at least {_matching(low)}", "", "value")
+                raise ValidationError(f"must hold at least {matching(low)}", "", "value")
             if 0 <= high < found:
-                raise ValidationError(f"must hold at most {_matching(high)}", "", "size")
+                raise ValidationError(f"must hold at most {matching(high)}", "", "size")
 
         return check_contains
 
     def _if(self, schema: Mapping[str, Any]) -> Check:
         test = self.sub(schema["if"], "if")
-        then = self.sub(schema["then"], "then") if "then" in schema else _accept
-        other = self.sub(schema["else"], "else") if "else" in schema else _accept
+        then = self.sub(schema["then"], "then") if "then" in schema else accept
+        other = self.sub(schema["else"], "else") if "else" in schema else accept
 
         def check_if(v: object) -> None:
             try:
@@ -572,254 +438,3 @@ def _exact(schema: object) -> frozenset[type]:
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n in _EXACT for n in names):
         return frozenset()
     return frozenset(t for n in names for t in _EXACT[n])
-
-
-def _matching(n: int) -> str:
-    return f"{many(n, 'item')} that {'matches' if n == 1 else 'match'} the schema in contains"
-
-
-def key_label(key: object) -> str:
-    """Return ``key`` as it appears in an error path (long unknown keys are cut short)."""
-    text = key if isinstance(key, str) else repr(key)  # a non-JSON dict may have other keys
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def unexpected(key: object) -> ValidationError:
-    """Return the ``unexpected`` error for an object key no schema allows."""
-    return ValidationError("unexpected field", key_label(key), "unexpected")
-
-
-def check_additional(check: Check, key: object, value: object) -> None:
-    """Run ``additionalProperties`` on one extra property (a ``false`` schema says ``additional``)."""
-    if check is _refuse:
-        raise unexpected(key)
-    try:
-        check(value)
-    except ValidationError as e:
-        raise e.prefixed(key_label(key)) from None
-
-
-def check_unique(items: Sequence[object]) -> None:
-    """Raise ``unique`` if two items of the array are JSON-equal."""
-    if len(set(map(json_key, items))) != len(items):
-        raise ValidationError("must hold unique items", "", "unique")
-
-
-def _accept(v: object) -> None:
-    return None
-
-
-def _refuse(v: object) -> None:
-    raise ValidationError("is not allowed here", "", "unexpected")
-
-
-def _array(value: object, keyword: str) -> Sequence[Any]:
-    if not isinstance(value, (list, tuple)):
-        raise schema_error("must be an array", keyword)
-    return value
-
-
-def _count(value: object, keyword: str) -> int:
-    if value == -1 and keyword.startswith("max") and _is_integer(value):
-        return -1  # the default: no maximum
-    if isinstance(value, (int, float)) and _is_integer(value) and value >= 0:
-        return int(value)
-    raise schema_error("must be a non-negative integer", keyword)
-
-
-def _number(value: object, keyword: str) -> int | float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and not (isinstance(value, float) and not math.isfinite(value)):
-        return value
-    if isinstance(value, bool) and keyword.startswith("exclusive"):
-        raise schema_error("must be a number (a boolean is Draft 4's form)", keyword)
-    raise schema_error("must be a number", keyword)
-
-
-def _regex(pattern: object, *where: str) -> Callable[[str], object]:
-    if not isinstance(pattern, str):
-        raise schema_error("must be a string", where[0])
-    try:
-        return compile_pattern(pattern).search
-    except PatternError as exc:
-        err = schema_error(str(exc))
-        for key in reversed(where):
-            err = err.prefixed(key)
-        raise err from None
-
-
-def _string_check(schema: Mapping[str, Any]) -> Check:
-    low = _count(schema.get("minLength", 0), "minLength")
-    high = _count(schema.get("maxLength", -1), "maxLength")
-    search = _regex(schema["pattern"], "pattern") if "pattern" in schema else None
-
-    def check_string(v: object) -> None:
-        if not isinstance(v, str):
-            return
-        if len(v) < low:
-            raise ValidationError(at_least(low, "character", "be"), "", "value")
-        if 0 <= high < len(v):
-            raise ValidationError(f"must be at most {many(high, 'character')}", "", "size")
-        if search is not None and search(v) is None:
-            raise ValidationError("must match the schema's pattern", "", "pattern")
-
-    return check_string
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
-    checks: list[Check] = []
-    for keyword, message, fails in _BOUNDS:
-        if keyword in schema:
-            checks.append(_bound_check(_number(schema[keyword], keyword), message, fails))
-    if "multipleOf" in schema:
-        divisor = _number(schema["multipleOf"], "multipleOf")
-        if divisor <= 0:
-            raise schema_error("must be a number above 0", "multipleOf")
-        checks.append(_multiple_check(divisor))
-    return checks
-
-
-_BOUNDS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
-    ("minimum", "must be at least", lambda v, b: v < b),
-    ("exclusiveMinimum", "must be above", lambda v, b: v <= b),
-    ("maximum", "must be at most", lambda v, b: v > b),
-    ("exclusiveMaximum", "must be below", lambda v, b: v >= b),
-)
-
-
-def _bound_check(bound: int | float, message: str, fails: Callable[[Any, Any], bool]) -> Check:
-    text = f"{message} {bound}"
-
-    def check_bound(v: object) -> None:
-        if _is_number(v) and fails(v, bound):
-            raise ValidationError(text, "", "value")
-
-    return check_bound
-
-
-def _multiple_check(divisor: int | float) -> Check:
-    text = f"must be a multiple of {divisor}"
-
-    def check_multiple(v: object) -> None:
-        if not _is_number(v):
-            return
-        if isinstance(divisor, float):
-            quotient = v / divisor  # type: ignore[operator]  # _is_number checked the type
-            try:
-                failed = int(quotient) != quotient
-            except OverflowError:  # a huge value over a small divisor: decide exactly
-                failed = Fraction(v) % Fraction(divisor) != 0  # type: ignore[call-overload]  # _is_number checked the type
-        elif isinstance(v, float):
-            try:
-                failed = bool(v % divisor)
-            except OverflowError:  # pragma: no cover - float % int does not overflow
-                failed = True
-        else:
-            failed = bool(v % divisor)  # type: ignore[operator]  # _is_number checked the type
-        if failed:
-            raise ValidationError(text, "", "value")
-
-    return check_multiple
-
-
-def _not(check: Check) -> Check:
-    def check_not(v: object) -> None:
-        try:
-            check(v)
-        except ValidationError:
-            return
-        raise ValidationError("must not match the schema in not", "", "value")
-
-    return check_not
-
-
-def _type_check(kind: object) -> Check:
-    names = [kind] if isinstance(kind, str) else list(_array(kind, "type"))
-    for name in names:
-        if name not in TYPE_TESTS:
-            label = name if isinstance(name, str) and len(name) <= 20 else "?"
-            raise schema_error(f"unknown JSON type {label!r} (expected one of {', '.join(_ARTICLES)})", "type")
-    what = kinds(names)
-    if len(names) == 1:
-        test = TYPE_TESTS[names[0]]
-
-        def check_type(v: object) -> None:
-            if not test(v):
-                raise expected(what, v, "")
-
-        return check_type
-    tests = [TYPE_TESTS[name] for name in names]
-
-    def check_types(v: object) -> None:
-        for test in tests:
-            if test(v):
-                return
-        raise expected(what, v, "")
-
-    return check_types
-
-
-def _enum_check(values: Sequence[object]) -> Check:
-    keys = frozenset(map(json_key, values))
-    text = choices(values)
-
-    def check_enum(v: object) -> None:
-        if json_key(v) not in keys:
-            raise ValidationError(text, "", "value")
-
-    return check_enum
-
-
-def _const_check(value: object) -> Check:
-    key = json_key(value)
-    text = choices([value])
-
-    def check_const(v: object) -> None:
-        if json_key(v) != key:
-            raise ValidationError(text, "", "value")
-
-    return check_const
-
-
-def _format_check(test: Callable[[str], bool], name: str) -> Check:
-    text = f"must be an RFC 3339 {name}" if name in ("date", "time", "date-time") else f"must be a valid {name}"
-
-    def check_format(v: object) -> None:
-        if isinstance(v, str) and not test(v):
-            raise ValidationError(text, "", "pattern")
-
-    return check_format
-
-
-def _any_of(checks: list[Check]) -> Check:
-    def check_any_of(v: object) -> None:
-        errors = []
-        for check in checks:
-            try:
-                check(v)
-                return
-            except ValidationError as e:
-                errors.append(e)
-        raise any_of_error(errors)
-
-    return check_any_of
-
-
-def _one_of(checks: list[Check]) -> Check:
-    def check_one_of(v: object) -> None:
-        errors = []
-        for check in checks:
-            try:
-                check(v)
-            except ValidationError as e:
-                errors.append(e)
-        matched = len(checks) - len(errors)
-        if matched == 0:
-            raise any_of_error(errors)
-        if matched > 1:
-            raise ValidationError("must match only one of the schemas in oneOf", "", "value")
-
-    return check_one_of

@@ -4,10 +4,12 @@
 >>> cache.max_age_for("file:///logo.png", "image/png"), cache.max_age_for("file:///a.md", "text/markdown")
 (60.0, 3600.0)
 
-``resource_info`` reads one entry of a ``resources/list`` reply, ``resource_contents`` the
-contents of a ``resources/read`` reply; both raise ``McpError(code="protocol")`` for a malformed
-one (the client names its server in the message). ``ResourceCache`` sits in front of one or more
-clients and turns pending ``McpResource`` records into retrieved or failed ones.
+``resource_info`` reads one entry of a ``resources/list`` reply, ``resource_template`` one of a
+``resources/templates/list`` reply, ``resource_contents`` the contents of a ``resources/read``
+reply; each raises ``McpError(code="protocol")`` for a malformed one (the client names its server
+in the message). ``ResourceCache`` sits in front of one or more clients and turns pending
+``McpResource`` records into retrieved or failed ones; an entry whose resource the server said
+was updated (a subscription's ``notifications/resources/updated``) is stale at once.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Protocol
 from ...records import McpResource
 from .protocol import McpError
 
-__all__ = ["McpResourceInfo", "ResourceCache"]
+__all__ = ["McpResourceInfo", "McpResourceTemplate", "ResourceCache"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,37 @@ class McpResourceInfo:
 
     def __repr__(self) -> str:
         return f"McpResourceInfo(uri={self.uri!r}, name={self.name!r}, mime_type={self.mime_type!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class McpResourceTemplate:
+    """Describe one resource template a server lists (``resources/templates/list``): an RFC 6570 URI template.
+
+    >>> McpResourceTemplate("file:///{path}", "Project Files", mime_type="application/octet-stream")
+    McpResourceTemplate(uri_template='file:///{path}', name='Project Files', mime_type='application/octet-stream')
+    """
+
+    uri_template: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+
+    def __repr__(self) -> str:
+        return f"McpResourceTemplate(uri_template={self.uri_template!r}, name={self.name!r}, mime_type={self.mime_type!r})"
+
+
+def resource_template(item: object, index: int) -> McpResourceTemplate:
+    """Return entry ``index`` of a ``resources/templates/list`` reply as an ``McpResourceTemplate``."""
+    where = f"resourceTemplates[{index}]"
+    if not isinstance(item, dict):
+        raise McpError(f"malformed reply to resources/templates/list: {where} must be an object", "protocol")
+    template, name = item.get("uriTemplate"), item.get("name")
+    if not isinstance(template, str) or not template or not isinstance(name, str):
+        raise McpError(f"malformed reply to resources/templates/list: {where} needs a uriTemplate and a name", "protocol")
+    return McpResourceTemplate(
+        template, name, _opt_str(item, "title"), _opt_str(item, "description"), _opt_str(item, "mimeType")
+    )
 
 
 def resource_info(item: object, index: int) -> McpResourceInfo:
@@ -95,11 +128,20 @@ def _opt_str(item: Mapping[str, Any], key: str) -> str | None:
 
 
 class ResourceReader(Protocol):
-    """What ``ResourceCache`` needs of a client (``McpClient`` is one): a name and ``read_resource``."""
+    """What ``ResourceCache`` needs of a client (``McpClient`` is one): a name and ``read_resource``.
+
+    A client that also has ``resource_version(uri)`` (a number that changes when the server says
+    the resource was updated) gets its stale entries refetched at once.
+    """
 
     name: str
 
     def read_resource(self, uri: str) -> tuple[dict[str, Any], ...]: ...
+
+
+def _version(client: ResourceReader, uri: str) -> int:
+    version = getattr(client, "resource_version", None)
+    return version(uri) if version is not None else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +151,7 @@ class _Cached:
     mime_type: str | None
     retrieved_at: datetime
     fetched: float
+    version: int
 
 
 class ResourceCache:
@@ -124,7 +167,8 @@ class ResourceCache:
     ``max_age`` (seconds, default one hour) is how long a fetched resource stays fresh;
     ``max_age_by_mime`` (exact types, or ``"image/*"``) and ``max_age_by_scheme`` (``"file"``)
     override it, in that order of precedence. Asking again for a fresh resource returns the
-    cached content (with its original ``retrieved_at``); an older one is fetched again. Keep one
+    cached content (with its original ``retrieved_at``); an older one is fetched again, and so is
+    one the server said was updated since (``McpClient.subscribe``). Keep one
     cache per conversation context. Errors never escape ``resolve``: the record comes back
     failed, and nothing is cached, so resolving it again retries. ``clients`` is one
     ``McpClient``, a mapping of server names to clients, or an iterable of clients (each under its
@@ -190,13 +234,18 @@ class ResourceCache:
         key = (record.server, record.uri)
         with self._lock:
             entry = self._entries.get(key)
-        if entry is not None and self._clock() - entry.fetched <= self.max_age_for(record.uri, entry.mime_type):
+        client = self._clients.get(record.server)
+        if (
+            entry is not None
+            and self._clock() - entry.fetched <= self.max_age_for(record.uri, entry.mime_type)
+            and (client is None or entry.version == _version(client, record.uri))
+        ):
             return record.retrieve(
                 text=entry.text, blob=entry.blob, mime_type=entry.mime_type, retrieved_at=entry.retrieved_at
             )
-        client = self._clients.get(record.server)
         if client is None:
             return record.fail(f"no MCP server named {record.server[:80]!r} is configured")
+        version = _version(client, record.uri)  # read before the fetch: an update during it counts
         try:
             contents = client.read_resource(record.uri)
         except McpError as exc:
@@ -207,7 +256,7 @@ class ResourceCache:
         if not contents:
             return record.fail(f"MCP server {record.server[:80]!r} returned no contents for the resource")
         item = next((c for c in contents if c["uri"] == record.uri), contents[0])
-        entry = _Cached(item["text"], item["blob"], item["mimeType"] or record.mime_type, now, self._clock())
+        entry = _Cached(item["text"], item["blob"], item["mimeType"] or record.mime_type, now, self._clock(), version)
         try:
             resolved = record.retrieve(
                 text=entry.text, blob=entry.blob, mime_type=entry.mime_type, retrieved_at=entry.retrieved_at

@@ -4,18 +4,24 @@ Theory of operation. ``McpClient`` speaks JSON-RPC 2.0 through a transport (``.t
 runs the ``initialize`` handshake, then sends requests and notifications. It keeps one table of
 requests waiting for their reply, keyed by id: a reply fills its entry and wakes the caller, a
 reply nobody waits for any more is dropped, so concurrent requests share one connection and every
-wait is bounded by its deadline. Messages are dispatched as they arrive, on the transport's
-thread, and nothing queues: ``ping`` is answered, ``notifications/progress`` routed to the
-waiting call's callback, ``notifications/tools/list_changed`` marks the tool list stale, other
-requests are refused with "method not found". ``close()`` (also run when a client is
-garbage-collected or the interpreter exits) closes the transport and fails every waiting request.
-The modules ``tools`` and ``resources`` read what their replies mean; the client adds its
-server's name to their errors.
+wait is bounded by its deadline. A request that times out or is cancelled (``Cancellation``)
+tells the server with ``notifications/cancelled``; when a Streamable HTTP server ended the
+session (404), the client runs ``initialize`` again and sends the request once more (``_send``).
+Messages are dispatched as they arrive, on the transport's thread, and nothing queues: the
+server's requests go to ``ServerRequests`` (``server_requests``: ping, roots, sampling,
+elicitation), ``notifications/progress`` to the waiting call's callback,
+``notifications/message`` to Python logging; the list-changed notifications mark a list stale
+and ``notifications/resources/updated`` a subscribed resource. A server's request id lives apart
+from ours: a request is told from a reply by its ``method``. ``close()`` (also run when a client
+is garbage-collected or the interpreter exits) closes the transport and fails every waiting
+request. The modules ``tools``, ``resources`` and ``prompts`` read what their replies mean; the
+client adds its server's name to their errors.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import weakref
@@ -25,10 +31,23 @@ from typing import TYPE_CHECKING, Any
 
 from ..._frozen import thaw_json
 from ...tools import ToolDefinition
-from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, McpError, ProgressCallback, reply_result
-from .resources import McpResourceInfo, resource_contents, resource_info
-from .tools import ListedTool, McpToolFunction, McpToolResult, listed_tools, server_name
-from .transport import MAX_MESSAGE_BYTES, HttpTransport, StdioTransport, Transport
+from .elicitation import Elicitor
+from .sampling import Sampler
+from .server_requests import McpRoot, ServerRequests, check_log_level, check_roots
+from .prompts import (
+    McpCompletion,
+    McpPrompt,
+    McpPromptResult,
+    completion,
+    completion_reference,
+    prompt_arguments,
+    prompt_info,
+    prompt_result,
+)
+from .protocol import ACCEPTED_VERSIONS, PROTOCOL_VERSION, Cancellation, McpError, ProgressCallback, reply_result
+from .resources import McpResourceInfo, McpResourceTemplate, resource_contents, resource_info, resource_template
+from .tools import ListedTool, McpToolFunction, McpToolResult, SkippedTool, listed_tools, server_name
+from .transport import MAX_MESSAGE_BYTES, HttpTransport, SessionEnded, StdioTransport, Transport
 
 if TYPE_CHECKING:
     from ..execution import Tool
@@ -38,6 +57,11 @@ __all__ = ["McpClient"]
 log = logging.getLogger(__name__)
 
 _MAX_PAGES = 1000
+_NOTIFICATION_NAMES = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
 
 
 class _Waiter:
@@ -79,7 +103,17 @@ class McpClient:
     raise ``McpError``. Thread-safe: concurrent requests share the connection. A client that is
     garbage-collected (or still open at interpreter exit) closes its server.
     ``on_tools_changed`` is called (on a reader thread, without arguments) when the server says
-    its tool list changed.
+    its tool list changed; ``on_notification(method, params)`` receives every notification the
+    server sends (on a reader thread; after the client acted on it). ``skipped_tools`` says which
+    tools the last ``list_tools`` left out. A Streamable HTTP server that ended the session gets
+    a new one (see ``_send``).
+
+    What the host offers the server (each declared in ``initialize`` only when given; see
+    ``server_requests``): ``roots`` (``McpRoot``s, ``file://`` URIs or paths; ``set_roots``
+    changes them), ``sampling`` (``SamplingRequest -> SamplingResult``, or None to refuse;
+    ``provider_sampler`` makes one from a provider codec) and ``elicitation``
+    (``ElicitationRequest -> ElicitationResponse``). Each handler runs on a thread of its own,
+    at most ``handler_timeout`` seconds.
     """
 
     def __init__(
@@ -93,6 +127,11 @@ class McpClient:
         headers: Mapping[str, str] | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         on_tools_changed: Callable[[], None] | None = None,
+        on_notification: Callable[[str, Mapping[str, Any]], None] | None = None,
+        roots: Sequence[McpRoot | str | os.PathLike[str]] | None = None,
+        sampling: Sampler | None = None,
+        elicitation: Elicitor | None = None,
+        handler_timeout: float = 300.0,
     ) -> None:
         if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
             raise TypeError("timeout must be a positive number of seconds")
@@ -113,13 +152,23 @@ class McpClient:
         self.name = name if name else transport.describe()
         self.timeout = float(timeout)
         self.on_tools_changed = on_tools_changed
+        self.on_notification = on_notification
+        self.server_requests = ServerRequests(
+            self.name, _weak(self._answer), sampling=sampling, elicitation=elicitation, roots=roots,
+            handler_timeout=handler_timeout,
+        )
         self._lock = threading.Lock()
         self._waiting: dict[int, _Waiter] = {}
         self._next_id = 1
+        self._session = 0  # counts the HTTP sessions the server ended (see _send)
+        self._renewing = threading.Lock()
         self._started = False
         self._dead: McpError | None = None
         self._tools: dict[str, ListedTool] | None = None
         self._tools_stale = True
+        self.skipped_tools: tuple[SkippedTool, ...] = ()  # what the last list_tools left out
+        self._stale = {"resources": True, "prompts": True}
+        self._subscribed: dict[str, int] = {}  # URI -> its version (bumped by each update)
         self.server_info: Mapping[str, Any] = {}
         self.capabilities: Mapping[str, Any] = {}
         self.protocol_version: str | None = None
@@ -163,6 +212,7 @@ class McpClient:
         """Stop the server (or end the HTTP session); safe to call twice. See ``StdioTransport.close``."""
         if self._dead is None:
             self._dead = McpError("closed by the client", "closed")
+        self.server_requests.close()
         self._finalizer()
         self._fail_waiting(self._dead)
 
@@ -212,28 +262,48 @@ class McpClient:
         found.event.set()
 
     def _serve(self, message: dict[str, Any]) -> None:
-        """Answer a request the server sent (``ping``), or act on a notification."""
+        """Answer a request the server sent (through ``ServerRequests``), or act on a notification."""
+        if "id" in message:
+            self.server_requests.handle(message)
+            return
         method = message.get("method")
         params = message.get("params")
-        if "id" not in message:
-            if method == "notifications/progress" and isinstance(params, dict):
-                self._progress(params)
-            elif method == "notifications/tools/list_changed":
+        if not isinstance(params, dict):
+            params = {}
+        if method == "notifications/progress":
+            self._progress(params)
+        elif method == "notifications/message":
+            self.server_requests.log_message(params)
+        elif method == "notifications/cancelled":
+            self.server_requests.cancelled(params)
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            with self._lock:
+                if isinstance(uri, str) and uri in self._subscribed:
+                    self._subscribed[uri] += 1
+        elif method in _NOTIFICATION_NAMES:
+            kind = _NOTIFICATION_NAMES[method]
+            if kind == "tools":
                 self._tools_stale = True
-                callback = self.on_tools_changed
-                if callback is not None:
-                    try:
-                        callback()
-                    except Exception:
-                        log.exception("MCP server %r: the on_tools_changed callback failed", self.name)
+                self._call("on_tools_changed", self.on_tools_changed)
             else:
-                log.debug("MCP server %r: notification %s", self.name, str(method)[:80])
-            return
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
-        if method == "ping":
-            reply["result"] = {}
+                self._stale[kind] = True
         else:
-            reply["error"] = {"code": -32601, "message": "Method not found"}
+            log.debug("MCP server %r: notification %s", self.name, str(method)[:80])
+        if self.on_notification is not None and isinstance(method, str):
+            self._call("on_notification", self.on_notification, method, params)
+
+    def _call(self, what: str, callback: Callable[..., None] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception as exc:
+            log.warning("MCP server %r: the %s callback raised %s", self.name, what, type(exc).__name__)
+            log.debug("MCP server %r: the %s callback raised", self.name, what, exc_info=True)
+
+    def _answer(self, reply: dict[str, Any]) -> None:
+        """Send a reply to one of the server's requests (best effort: a lost connection is logged)."""
         try:
             self.transport.send(reply, time.monotonic() + self.timeout)
         except McpError as exc:
@@ -280,13 +350,18 @@ class McpClient:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        cancel: Cancellation | None = None,
     ) -> dict[str, Any]:
         """Send a JSON-RPC request and return its ``result`` object, waiting at most ``timeout``.
 
         ``on_progress(progress, total, message)`` receives the server's progress notifications
-        for this request (on a reader thread).
+        for this request (on a reader thread). ``cancel`` (a ``Cancellation``) ends the wait
+        with ``McpError(code="cancelled")``. A request that times out or is cancelled sends
+        the server ``notifications/cancelled`` (never for ``initialize``, as MCP asks).
         """
         self._check_open()
+        if cancel is not None and cancel.reason is not None:
+            raise self._error(f"{method} was cancelled before it was sent ({cancel.reason})", "cancelled")
         limit = self.timeout if timeout is None else timeout
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
             raise TypeError("timeout must be a positive number of seconds")
@@ -301,21 +376,28 @@ class McpClient:
             message["params"] = dict(params or {})
         if on_progress is not None:
             message["params"]["_meta"] = {**message["params"].get("_meta", {}), "progressToken": request_id}
+        unwatch = cancel.watch(lambda: self._cancelled(request_id, cancel)) if cancel is not None else None
         try:
             try:
-                self.transport.send(message, deadline)
+                self._send(message, method, deadline)
             except McpError as exc:
-                if exc.code == "closed" and self._dead is None:
-                    self._dead = exc
-                raise self._error(f"{exc.message} (sending {method})", exc.code) from None
+                if waiter.error is None or waiter.error.code != "cancelled":  # else the cancel ended the send
+                    if exc.code == "timeout":
+                        self._timed_out(request_id, method)
+                    raise self._error(f"{exc.message} (sending {method})", exc.code) from None
             if not waiter.event.wait(max(0.0, deadline - time.monotonic())):
-                self._timed_out(request_id)
+                self._timed_out(request_id, method)
                 raise self._error(f"no reply to {method} within {limit:g} s", "timeout")
         finally:
+            if unwatch is not None:
+                unwatch()
             with self._lock:
                 self._waiting.pop(request_id, None)
         if waiter.error is not None:
             error = waiter.error
+            if error.code == "cancelled":
+                self._tell_cancelled(request_id, error.message)
+                raise self._error(f"{method} was cancelled ({error.message})", "cancelled")
             if error.code == "closed":
                 raise self._error(f"{error.message} before replying to {method}", "closed")
             raise self._error(f"{error.message} (waiting for the reply to {method})", error.code)
@@ -323,13 +405,75 @@ class McpClient:
         with self._naming_the_server():
             return reply_result(waiter.reply, method)
 
-    def _timed_out(self, request_id: int) -> None:
+    def _send(self, message: dict[str, Any], method: str, deadline: float) -> None:
+        """Send a request; when the HTTP server ended the session (404), start a new one and send it again, once.
+
+        A 404 means the request was not run (there was no session to run it in), so sending it
+        again runs it at most once, ``tools/call`` too. A request that failed any other way is
+        never sent again: the server may have run it.
+        """
+        session = self._session
+        try:
+            self.transport.send(message, deadline)
+            return
+        except SessionEnded:
+            if method == "initialize":
+                raise
+        if self._new_session(session, deadline):
+            self._subscribe_again(deadline)
+        self.transport.send(message, deadline)
+
+    def _new_session(self, ended: int, deadline: float) -> bool:
+        """Start a new session after session number ``ended`` ended; False if another thread already did."""
+        if not self._renewing.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise McpError("no time left to start a new session", "timeout")
+        try:
+            if self._session != ended:
+                return False
+            log.info("MCP server %r ended the session; starting a new one", self.name)
+            self._initialize(deadline)
+            self._session += 1
+            self._tools_stale = True  # a new session may list other tools, resources and prompts
+            self._stale = dict.fromkeys(self._stale, True)
+            return True
+        finally:
+            self._renewing.release()
+
+    def _subscribe_again(self, deadline: float) -> None:
+        """Subscribe the new session to what the old one was; each resource counts as changed (an update may be lost)."""
+        with self._lock:
+            uris = list(self._subscribed)
+            for uri in uris:
+                self._subscribed[uri] += 1
+        for uri in uris:
+            try:
+                self.request("resources/subscribe", {"uri": uri}, timeout=max(deadline - time.monotonic(), 0.001))
+            except McpError as exc:
+                log.warning("MCP server %r: a subscription could not be renewed: %s", self.name, exc.code)
+
+    def _cancelled(self, request_id: int, cancel: Cancellation) -> None:
+        """A ``Cancellation`` fired: wake the request's caller (which tells the server), end its POST."""
+        with self._lock:
+            waiter = self._waiting.pop(request_id, None)
+        if waiter is None:
+            return
+        waiter.error = McpError(cancel.reason or "cancelled", "cancelled")
+        waiter.event.set()
+        abort = getattr(self.transport, "abort", None)
+        if abort is not None:
+            abort(request_id)
+
+    def _timed_out(self, request_id: int, method: str) -> None:
         stuck = getattr(self.transport, "stuck", None)
         if stuck is not None:
             self.transport.stuck = True  # type: ignore[attr-defined]  # checked with getattr above
-        try:  # the specification asks to tell the server; best effort, never waits
+        if method != "initialize":  # MCP: the client must not cancel its initialize
+            self._tell_cancelled(request_id, "timeout")
+
+    def _tell_cancelled(self, request_id: int, reason: str) -> None:
+        try:  # the specification asks to tell the server; best effort, waits a second at most
             self.transport.send(
-                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "timeout"}},
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": reason}},
                 time.monotonic() + 1.0,
             )
         except McpError:
@@ -337,16 +481,18 @@ class McpClient:
 
     # --- MCP -------------------------------------------------------------------------------
 
-    def _initialize(self) -> None:
+    def _initialize(self, deadline: float | None = None) -> None:
         from ... import __version__
 
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.001)  # a new session: the call's time
         result = self.request(
             "initialize",
             {
                 "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
+                "capabilities": self.server_requests.capabilities(),
                 "clientInfo": {"name": "agentmsg", "version": __version__},
             },
+            timeout=left,
         )
         version = result.get("protocolVersion")
         if not isinstance(version, str):
@@ -362,7 +508,7 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         self.transport.negotiated(version)
         self.notify("notifications/initialized")
-        self.transport.listen(time.monotonic() + self.timeout)
+        self.transport.listen(time.monotonic() + self.timeout if deadline is None else deadline)
 
     def _pages(self, method: str, key: str) -> list[Any]:
         found: list[Any] = []
@@ -393,14 +539,21 @@ class McpClient:
 
         Each definition is non-strict (MCP schemas are arbitrary JSON Schema), its parameters
         the tool's ``inputSchema``, its description the tool's description (else its title,
-        else its name). A name outside the tool-name rule (``list-recipes``, ``db.query``)
-        becomes its canonical name through ``agentmsg.tools.to_canonical_name`` (``db.query``
-        is ``db_x2e_query``); ``call_tool`` takes either and sends the server's own name.
+        else its name). Its name is one every provider takes (``tools.tool_names``): the
+        server's own when it is such a name (``list-recipes``, as the canonical
+        ``list_x2d_recipes``), else an alias (``db.query`` is ``db_query``; a name past 64
+        characters is cut and ends with 8 hex digits of its hash). ``call_tool`` takes that
+        name (or the server's own) and sends the server's own. An entry that cannot be a tool
+        (no name, control characters in it, a repeated name, no object ``inputSchema``) is
+        left out with a warning in the log and a ``SkippedTool`` in ``skipped_tools``.
         """
         self._tools_stale = False  # a change announced while we read is seen next time
         items = self._pages("tools/list", "tools")
-        with self._naming_the_server():
-            self._tools = listed_tools(items)
+        self._tools, self.skipped_tools = listed_tools(items)
+        for skipped in self.skipped_tools:
+            shown = "" if skipped.name is None else f" {skipped.name[:60]!r}"
+            log.warning("MCP server %r: tools/list: tools[%d]%s left out: %s", self.name, skipped.index, shown,
+                        skipped.reason)
         return tuple(tool.definition for tool in self._tools.values())
 
     def call_tool(
@@ -410,21 +563,22 @@ class McpClient:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        cancel: Cancellation | None = None,
     ) -> McpToolResult:
         """Call a tool (``tools/call``) and return its result; a tool that failed has ``is_error``.
 
-        ``name`` is the canonical name ``list_tools`` gave, or the server's own. ``arguments``
+        ``name`` is the name ``list_tools`` gave, or the server's own. ``arguments``
         is a JSON object (a ``FrozenDict`` too). ``on_progress(progress, total, message)``
-        receives the server's progress notifications for the call. A failure to reach the server
-        or a JSON-RPC error raises ``McpError``; a tool's own failure is a result with
-        ``is_error`` set, as MCP asks.
+        receives the server's progress notifications for the call; ``cancel`` (a
+        ``Cancellation``) ends it early. A failure to reach the server or a JSON-RPC error
+        raises ``McpError``; a tool's own failure is a result with ``is_error`` set, as MCP asks.
         """
         if not isinstance(name, str) or not name:
             raise TypeError("name must be a non-empty string")
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError("arguments must be a mapping (a JSON object)")
         params = {"name": server_name(self._tools, name), "arguments": thaw_json(arguments) if arguments else {}}
-        result = self.request("tools/call", params, timeout=timeout, on_progress=on_progress)
+        result = self.request("tools/call", params, timeout=timeout, on_progress=on_progress, cancel=cancel)
         with self._naming_the_server():
             return McpToolResult.from_dict(result)
 
@@ -450,6 +604,7 @@ class McpClient:
 
     def list_resources(self) -> tuple[McpResourceInfo, ...]:
         """Return every resource the server lists, following ``nextCursor`` pages."""
+        self._stale["resources"] = False
         items = self._pages("resources/list", "resources")
         with self._naming_the_server():
             return tuple(resource_info(item, index) for index, item in enumerate(items))
@@ -465,3 +620,124 @@ class McpClient:
         result = self.request("resources/read", {"uri": uri})
         with self._naming_the_server():
             return resource_contents(result)
+
+    def list_resource_templates(self) -> tuple[McpResourceTemplate, ...]:
+        """Return every resource template the server lists (``resources/templates/list``), following pages."""
+        items = self._pages("resources/templates/list", "resourceTemplates")
+        with self._naming_the_server():
+            return tuple(resource_template(item, index) for index, item in enumerate(items))
+
+    def subscribe(self, uri: str) -> None:
+        """Ask the server to say when ``uri`` changes (``resources/subscribe``).
+
+        Each ``notifications/resources/updated`` for it makes a ``ResourceCache`` entry for it
+        stale, so the next ``resolve`` fetches it again (see ``resource_version``).
+        """
+        if not isinstance(uri, str) or not uri:
+            raise TypeError("uri must be a non-empty string")
+        with self._lock:  # before the request: an update may follow its reply at once
+            fresh = uri not in self._subscribed
+            self._subscribed.setdefault(uri, 0)
+        try:
+            self.request("resources/subscribe", {"uri": uri})
+        except BaseException:
+            if fresh:
+                with self._lock:
+                    self._subscribed.pop(uri, None)
+            raise
+
+    def unsubscribe(self, uri: str) -> None:
+        """Stop hearing about changes to ``uri`` (``resources/unsubscribe``)."""
+        if not isinstance(uri, str) or not uri:
+            raise TypeError("uri must be a non-empty string")
+        with self._lock:
+            self._subscribed.pop(uri, None)
+        self.request("resources/unsubscribe", {"uri": uri})
+
+    def resource_version(self, uri: str) -> int:
+        """Return how many times the server said the subscribed resource ``uri`` was updated (0 if never)."""
+        with self._lock:
+            return self._subscribed.get(uri, 0)
+
+    @property
+    def resources_changed(self) -> bool:
+        """Return True until ``list_resources`` ran after the server last said its resources changed."""
+        return self._stale["resources"]
+
+    @property
+    def prompts_changed(self) -> bool:
+        """Return True until ``list_prompts`` ran after the server last said its prompts changed."""
+        return self._stale["prompts"]
+
+    # prompts
+
+    def list_prompts(self) -> tuple[McpPrompt, ...]:
+        """Return every prompt the server lists (``prompts/list``), following ``nextCursor`` pages."""
+        self._stale["prompts"] = False
+        items = self._pages("prompts/list", "prompts")
+        with self._naming_the_server():
+            return tuple(prompt_info(item, index) for index, item in enumerate(items))
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> McpPromptResult:
+        """Return the prompt ``name`` filled with ``arguments`` (``prompts/get``); its messages are ``ChatMessage``s.
+
+        ``arguments`` maps argument names to strings (MCP's rule; anything else raises
+        ``ValidationError``). ``agentmsg.io.mcp.prompts`` says how content becomes parts.
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError("name must be a non-empty string")
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = prompt_arguments(arguments)
+        result = self.request("prompts/get", params)
+        with self._naming_the_server():
+            return prompt_result(result)
+
+    def complete(
+        self,
+        argument: str,
+        value: str,
+        *,
+        prompt: str | None = None,
+        uri_template: str | None = None,
+        context: Mapping[str, str] | None = None,
+    ) -> McpCompletion:
+        """Return the server's suggestions for ``argument`` of a prompt or a resource template, typed so far as ``value``.
+
+        Name the prompt (``prompt=``) or the template (``uri_template=``); ``context`` holds the
+        arguments already chosen (``completion/complete``).
+        """
+        if not isinstance(argument, str) or not argument or not isinstance(value, str):
+            raise TypeError("argument must be a non-empty string and value a string")
+        params: dict[str, Any] = {"ref": completion_reference(prompt, uri_template), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": prompt_arguments(context)}
+        result = self.request("completion/complete", params)
+        with self._naming_the_server():
+            return completion(result)
+
+    # utilities
+
+    def ping(self, *, timeout: float | None = None) -> None:
+        """Check that the server answers (``ping``); a silent one raises ``McpError(code="timeout")``."""
+        self.request("ping", timeout=timeout)
+
+    def set_log_level(self, level: str) -> None:
+        """Ask the server to send log messages at ``level`` and above (``logging/setLevel``).
+
+        ``level`` is one of ``debug``, ``info``, ``notice``, ``warning``, ``error``,
+        ``critical``, ``alert``, ``emergency``. The messages go to the ``agentmsg.io.mcp.server``
+        logger (see ``server_requests``).
+        """
+        self.request("logging/setLevel", {"level": check_log_level(level)})
+
+    def set_roots(self, roots: Sequence[McpRoot | str | os.PathLike[str]]) -> None:
+        """Replace the roots the server may see, and tell it (``notifications/roots/list_changed``).
+
+        Only for a client made with ``roots=`` (it declared the roots capability).
+        """
+        if self.server_requests.roots is None:
+            raise RuntimeError("this client offers no roots: make it with roots=[...] to declare them")
+        self.server_requests.roots = check_roots(roots)
+        if self._started and self._dead is None:
+            self.notify("notifications/roots/list_changed")

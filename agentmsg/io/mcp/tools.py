@@ -2,15 +2,16 @@
 
 >>> McpToolResult.from_dict({"content": [{"type": "text", "text": "3 recipes"}], "isError": False}).text
 '3 recipes'
->>> tools = listed_tools([{"name": "db.query", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}])
->>> tools["db_x2e_query"]
-ListedTool(server_name='db.query', name='db_x2e_query', read_only=True)
->>> server_name(tools, "db_x2e_query"), server_name(None, "db_x2e_query")
+>>> tools, skipped = listed_tools([{"name": "db.query", "inputSchema": {"type": "object"},
+...                                  "annotations": {"readOnlyHint": True}}])
+>>> tools["db_query"]
+ListedTool(server_name='db.query', name='db_query', read_only=True)
+>>> server_name(tools, "db_query"), server_name(tools, "db.query")
 ('db.query', 'db.query')
 
 A server names its tools as it likes (``list-recipes``, ``db.query``); each listed tool becomes a
-non-strict ``ToolDefinition`` under its canonical name (``agentmsg.tools.to_canonical_name``),
-and its ``ListedTool`` keeps the server's own name, which ``tools/call`` sends. A call's
+non-strict ``ToolDefinition`` under a name every provider takes (``tool_names``), and its
+``ListedTool`` keeps the server's own name, which ``tools/call`` sends. A call's
 ``CallToolResult`` becomes ``McpToolResult``: its content blocks turned into the parts the model
 sees. ``McpToolFunction`` is an MCP tool's function in a ``ToolRegistry``. The parsers raise
 ``McpError(code="protocol")``; the client names its server in the message.
@@ -18,8 +19,10 @@ sees. ``McpToolFunction`` is an MCP tool's function in a ``ToolRegistry``. The p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,9 +33,9 @@ from ...content import ImagePart, ImageSource, TextPart
 from ...errors import ValidationError
 from ...messages import ChatMessage, ToolResult
 from ...tools import ToolDefinition, to_canonical_name, to_wire_name
-from .protocol import McpError, ProgressCallback
+from .protocol import Cancellation, McpError, ProgressCallback
 
-__all__ = ["McpToolResult"]
+__all__ = ["McpToolResult", "SkippedTool", "tool_names"]
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +189,79 @@ def _content_part(block: FrozenDict, index: int) -> tuple[TextPart | ImagePart |
     return None, False
 
 
-# --- the tools a server lists ------------------------------------------------------------------
+# --- the tools a server lists, and the names they are offered under ----------------------------
+#
+# Theory of operation. MCP lets a server name a tool with 1-128 characters (``get-sum``,
+# ``db.query``, ``github.repos.list-for-authenticated-user``; older servers send more), while
+# the providers take ``^[a-zA-Z0-9_-]{1,64}$`` (Gemini: a letter or ``_`` first) and a
+# ``ToolDefinition`` holds a canonical name (``agentmsg.tools``: ``-`` costs 5 characters there).
+# ``tool_names`` gives each listed tool one name every provider takes, in three tries: the
+# server's own name when it already is such a name (``get-sum`` goes out as ``get-sum``); else
+# each other character made ``_`` (``db.query`` -> ``db_query``); else, when that is too long or
+# taken, its first characters and 8 hex digits of the SHA-256 of the server's name. The client
+# keeps the table both ways, so a call reaches the server under its own name exactly. A name
+# that is no name at all (empty, not a string, control characters) skips that one tool.
+
+_PROVIDER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", re.ASCII)
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_]", re.ASCII)
+
+
+def tool_names(names: Iterable[str]) -> dict[str, str]:
+    """Return the canonical name each server tool name is offered under, all distinct and provider-legal.
+
+    >>> names = tool_names(["list-recipes", "db.query", "db_query", "a.b.c.d.e.f.g.h.i.j.k.l.m.n", "x" * 76])
+    >>> names["list-recipes"], names["db_query"], names["a.b.c.d.e.f.g.h.i.j.k.l.m.n"]
+    ('list_x2d_recipes', 'db_query', 'a_b_c_d_e_f_g_h_i_j_k_l_m_n')
+    >>> names["db.query"], names["x" * 76]
+    ('db_query_82223c7d', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_1203d6f5')
+
+    A server name that already fits every provider keeps it (``list-recipes`` is sent as it is;
+    its canonical name holds the ``-`` escaped). Such names are given first, so an alias never
+    takes one; the others get their aliases in the order listed.
+    """
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    rest = []
+    for name in names:
+        own = _canonical(name)
+        if own is None:
+            rest.append(name)
+        else:
+            out[name] = own
+            taken.add(own)
+    for name in rest:
+        out[name] = alias = _alias(name, taken)
+        taken.add(alias)
+    return out
+
+
+def _canonical(wire: str) -> str | None:
+    """Return the canonical name of ``wire`` if every provider takes ``wire`` and it fits 64 characters."""
+    if _PROVIDER_NAME.fullmatch(wire) is None:
+        return None
+    try:
+        return to_canonical_name(wire)
+    except ValidationError:  # its escapes pass 64 characters
+        return None
+
+
+def _alias(name: str, taken: set[str]) -> str:
+    """Return a free canonical name for the server name ``name``: readable, shortened with a hash if need be."""
+    word = _NOT_WORD.sub("_", name)
+    if word[:1].isdigit():  # Gemini wants a letter or "_" first
+        word = "_" + word
+    alias = _canonical(word)
+    if alias is not None and alias not in taken:
+        return alias
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    for n in range(1, 1000):
+        suffix = f"_{digest}" if n == 1 else f"_{digest}_{n}"
+        head = word[: 64 - len(suffix)]
+        while (alias := _canonical(head + suffix)) is None:  # the head holds an escape's text
+            head = head[:-1]
+        if alias not in taken:
+            return alias
+    raise AssertionError("unreachable: 1000 tools cannot share one hash")  # pragma: no cover
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,38 +276,74 @@ class ListedTool:
         return f"ListedTool(server_name={self.server_name!r}, name={self.definition.name!r}, read_only={self.read_only})"
 
 
-def listed_tools(items: Iterable[object]) -> dict[str, ListedTool]:
-    """Return the tools of a ``tools/list`` reply by canonical name; a repeated name is a protocol error."""
-    tools: dict[str, ListedTool] = {}
+@dataclass(frozen=True, slots=True)
+class SkippedTool:
+    """A tool of a ``tools/list`` reply that is left out, and why (``McpClient.skipped_tools``).
+
+    >>> listed, skipped = listed_tools([{"name": "ok", "inputSchema": {"type": "object"}}, {"name": "bad\\x1b[2J"}])
+    >>> list(listed), skipped
+    (['ok'], (SkippedTool(index=1, reason='its name holds control characters'),))
+
+    ``index`` is the tool's place in the listing (pages counted together); ``name`` the server's
+    name for it, as sent (a string, or None): read it as data, it is not shown in the repr.
+    """
+
+    index: int
+    name: str | None
+    reason: str
+
+    def __repr__(self) -> str:
+        return f"SkippedTool(index={self.index}, reason={self.reason!r})"
+
+
+def listed_tools(items: Iterable[object]) -> tuple[dict[str, ListedTool], tuple[SkippedTool, ...]]:
+    """Return the tools of a ``tools/list`` reply by the name they are offered under, and those skipped.
+
+    A malformed entry (not an object, no name, a name with control characters, a repeated name,
+    an ``inputSchema`` that is not a JSON object schema) is skipped; the others are kept.
+    """
+    read: list[tuple[int, str, dict[str, Any]]] = []
+    skipped: list[SkippedTool] = []
+    seen: set[str] = set()
     for index, item in enumerate(items):
-        tool = _listed_tool(item, index)
-        if tool.definition.name in tools:
-            raise McpError(f"malformed reply to tools/list: tools[{index}] repeats a tool name", "protocol")
-        tools[tool.definition.name] = tool
-    return tools
+        name = item.get("name") if isinstance(item, dict) else None
+        reason = _unusable(item, name, seen)
+        if reason is None:
+            assert isinstance(name, str) and isinstance(item, dict)
+            read.append((index, name, item))
+            seen.add(name)
+        else:
+            skipped.append(SkippedTool(index, name if isinstance(name, str) else None, reason))
+    names = tool_names(name for _, name, _ in read)
+    tools = {}
+    for index, name, item in read:
+        description = next(
+            (v for v in (item.get("description"), item.get("title")) if isinstance(v, str) and v.strip()), name
+        )
+        annotations = item.get("annotations")
+        try:
+            definition = ToolDefinition(names[name], description, item["inputSchema"], strict=False)
+        except ValidationError as exc:
+            skipped.append(SkippedTool(index, name, f"{exc}"))
+            continue
+        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+        tools[definition.name] = ListedTool(name, definition, read_only)
+    return tools, tuple(sorted(skipped, key=lambda tool: tool.index))
 
 
-def _listed_tool(item: object, index: int) -> ListedTool:
-    where = f"malformed reply to tools/list: tools[{index}]"
+def _unusable(item: object, name: object, seen: set[str]) -> str | None:
+    """Return why a ``tools/list`` entry cannot be used, or None."""
     if not isinstance(item, dict):
-        raise McpError(f"{where} must be an object", "protocol")
-    mcp_name, schema = item.get("name"), item.get("inputSchema")
-    if not isinstance(mcp_name, str) or not mcp_name:
-        raise McpError(f"{where} needs a name", "protocol")
-    description = next(
-        (v for v in (item.get("description"), item.get("title"), mcp_name) if isinstance(v, str) and v.strip()),
-        mcp_name,
-    )
-    annotations = item.get("annotations")
-    read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-    try:
-        name = to_canonical_name(mcp_name)
-        if not isinstance(schema, dict):
-            raise ValidationError(f"expected an object, got {type_name(schema)}", "inputSchema", "type")
-        definition = ToolDefinition(name, description, freeze_json(schema, "inputSchema"), strict=False)
-    except ValidationError as exc:
-        raise McpError(f"{where}.{exc}", "protocol") from None
-    return ListedTool(mcp_name, definition, read_only)
+        return "it is not an object"
+    if not isinstance(name, str) or not name:
+        return "it has no name"
+    if not name.isprintable():
+        return "its name holds control characters"
+    if name in seen:
+        return "its name repeats an earlier tool's"
+    if not isinstance(item.get("inputSchema"), dict):
+        return "its inputSchema is not an object"
+    return None
 
 
 def server_name(tools: Mapping[str, ListedTool] | None, name: str) -> str:
@@ -261,31 +372,35 @@ class ToolCaller(Protocol):
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        cancel: Cancellation | None = None,
     ) -> McpToolResult: ...
 
 
 class McpToolFunction:
     """An MCP tool's function in a ``ToolRegistry``: keyword arguments in, ``CallToolResult`` dict out.
 
-    ``progress(arguments)``, when given, returns the ``on_progress`` callback for one call (or
-    None); it runs on the thread that makes the call.
+    ``progress()``, when given, returns the ``on_progress`` callback for the call about to be
+    made (or None); it runs on the thread that makes the call. ``cancel`` (a ``Cancellation``)
+    ends every call of this function that runs when it fires, and every later one.
     """
 
-    __slots__ = ("client", "name", "progress")
+    __slots__ = ("client", "name", "progress", "cancel")
 
     def __init__(
         self,
         client: ToolCaller,
         name: str,
-        progress: Callable[[Mapping[str, Any]], ProgressCallback | None] | None = None,
+        progress: Callable[[], ProgressCallback | None] | None = None,
+        cancel: Cancellation | None = None,
     ) -> None:
         self.client = client
         self.name = name
         self.progress = progress
+        self.cancel = cancel
 
     def __call__(self, **arguments: Any) -> dict[str, Any]:
-        on_progress = self.progress(arguments) if self.progress is not None else None
-        return self.client.call_tool(self.name, arguments, on_progress=on_progress).to_dict()
+        on_progress = self.progress() if self.progress is not None else None
+        return self.client.call_tool(self.name, arguments, on_progress=on_progress, cancel=self.cancel).to_dict()
 
     def __repr__(self) -> str:
         return f"<MCP tool {self.name!r} of {self.client.name!r}>"

@@ -10,7 +10,9 @@ and a third thread keeps a short tail of stderr. ``HttpTransport`` is the Stream
 transport of remote servers: each message is a POST (``http.client``), answered by ``202
 Accepted``, by one JSON body, or by a stream of server-sent events that carries the server's
 requests and notifications and then the reply; the ``Mcp-Session-Id`` the server hands out at
-``initialize`` goes with every later request.
+``initialize`` goes with every later request, and a 404 to such a request raises
+``SessionEnded`` (the client starts a new session). Every read of an exchange, the status line
+and headers included, ends by the call's deadline, however slowly the peer sends.
 
 Nothing grows with what the server sends: one message may not pass ``max_message_bytes``,
 stderr lines are cut to 500 characters and only the last 50 are kept, and at most 256 messages
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import http.client
+import io
 import json
 import os
 import queue
@@ -109,6 +112,8 @@ class StdioTransport:
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
         self._stderr_done = threading.Event()
         self._broken: McpError | None = None
+        self._ending = threading.Lock()
+        self._lost_told = False
         self._closed = False
         self.stuck = False  # set by the client when a reply did not come: close gives no grace
 
@@ -176,8 +181,8 @@ class StdioTransport:
                     break
                 stream.write(data)
                 stream.flush()
-        except (OSError, ValueError):
-            self._broken = McpError(f"{self._exit_note()} (could not send)", "closed")
+        except (OSError, ValueError):  # the server closed its input: what waits for a reply may never get one
+            self._end(lost, McpError(f"{self._exit_note()} (could not send)", "closed"))
         finally:
             try:
                 stream.close()
@@ -207,8 +212,17 @@ class StdioTransport:
         if error is None:
             self._stderr_done.wait(1.0)  # the tail is complete before an error quotes it
             error = McpError(self._exit_note(), "closed")
-        if self._broken is None:
-            self._broken = error
+        self._end(lost, error)
+
+    def _end(self, lost: Lost, error: McpError) -> None:
+        """Break the connection with ``error`` and tell the client, once (the reader or the writer may find it)."""
+        with self._ending:
+            if self._lost_told:
+                return
+            self._lost_told = True
+            if self._broken is None:
+                self._broken = error
+            error = self._broken
         lost(error)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
@@ -309,6 +323,14 @@ class StdioTransport:
 _SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 
+class SessionEnded(McpError):
+    """The HTTP server answered 404 to a request that named a session: it ended the session.
+
+    The request was not run (there was no session to run it in): the client starts a new
+    session and sends it once more. Code ``closed``.
+    """
+
+
 class HttpTransport:
     """Talk to a remote MCP server over Streamable HTTP (``http.client``; ``https`` too).
 
@@ -317,9 +339,11 @@ class HttpTransport:
 
     Each message is one POST; the reply comes as JSON or as server-sent events. ``headers``
     (an ``Authorization`` header, say) go with every request. The server's session id is kept
-    and sent back; ``close`` ends the session with a DELETE. Messages the server sends outside
+    and sent back (``initialize`` sends none and takes the new one); a 404 for it raises
+    ``SessionEnded``; ``close`` ends the session with a DELETE. Messages the server sends outside
     a request (``notifications/tools/list_changed``, say) arrive on the GET stream, which is
     opened after the handshake and read on a daemon thread (``listen=False`` does without it).
+    ``abort(request_id)`` ends the POST that waits for a request's answer (a cancelled request).
     """
 
     def __init__(
@@ -347,7 +371,11 @@ class HttpTransport:
         self.stuck = False
         self.listen_for_server_messages = listen
         self._listener: threading.Thread | None = None
+        self._listening: str | None = None  # the session whose GET stream the listener reads
         self._stream: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._posts: dict[Any, socket.socket | None] = {}  # request id -> the socket of its POST
+        self._aborted: collections.deque[Any] = collections.deque(maxlen=_OUTBOX)
 
     def describe(self) -> str:
         """Return the server's host and port."""
@@ -370,20 +398,28 @@ class HttpTransport:
         """Open the GET stream for messages not tied to a request; wait until the server answered it.
 
         A server that offers no such stream (405) is fine. The stream is read on a daemon thread
-        and reopened when the server ends it; ``close`` shuts it.
+        and reopened when the server ends it, for as long as the session lasts (a new session
+        gets a stream of its own); ``close`` shuts it.
         """
-        if not self.listen_for_server_messages or self._listener is not None:
+        if not self.listen_for_server_messages:
             return
+        old = self._listener
+        if old is not None and old.is_alive() and self._listening == self.session_id:
+            return
+        self._shut_stream()  # a stream of an ended session: its reader stops
         ready = threading.Event()
-        self._listener = threading.Thread(target=self._listen, args=(ready,), name="agentmsg-mcp-http", daemon=True)
+        self._listening = self.session_id
+        self._listener = threading.Thread(
+            target=self._listen, args=(ready, self.session_id), name="agentmsg-mcp-http", daemon=True
+        )
         self._listener.start()
         ready.wait(max(0.0, deadline - time.monotonic()))
 
-    def _listen(self, ready: threading.Event) -> None:
+    def _listen(self, ready: threading.Event, session: str | None) -> None:
         deliver = self._deliver
         assert deliver is not None
         failures = 0
-        while not self._closed and failures < 3:
+        while not self._closed and failures < 3 and self.session_id == session:
             conn = self._connection(30.0)
             try:
                 headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
@@ -396,11 +432,11 @@ class HttpTransport:
                     ready.set()
                     kind = (response.getheader("Content-Type") or "").split(";", 1)[0].strip().lower()
                     if response.status != 200 or kind != "text/event-stream":
-                        return  # 405: the server offers no stream of its own
+                        return  # 405: the server offers no stream of its own; 404: the session ended
                     if sock is not None:
                         sock.settimeout(None)
                     failures = 0
-                    self._read_events(response, None, float("inf"), deliver, None)
+                    self._read_events(response, deliver, None)
             except (OSError, http.client.HTTPException, McpError):
                 failures += 1
                 time.sleep(0.2 * failures)
@@ -408,17 +444,26 @@ class HttpTransport:
                 ready.set()
                 conn.close()
 
+    def _shut_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.shutdown(socket.SHUT_RDWR)  # ends the GET stream's blocking read
+            except OSError:
+                pass
+
     def _connection(self, timeout: float) -> http.client.HTTPConnection:
         if self._https:
             return http.client.HTTPSConnection(self._host, self._port, timeout=timeout)
         return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
 
-    def _request_headers(self) -> dict[str, str]:
+    def _request_headers(self, initialize: bool = False) -> dict[str, str]:
+        """Return the headers of a request; ``initialize`` starts a session, so it names none."""
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         headers.update(self._headers)
-        if self.session_id is not None:
+        if self.session_id is not None and not initialize:
             headers["Mcp-Session-Id"] = self.session_id
-        if self.protocol_version is not None:
+        if self.protocol_version is not None and not initialize:
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
@@ -435,26 +480,36 @@ class HttpTransport:
             raise McpError("no time left to send", "timeout")
         conn = self._connection(remaining)
         response: http.client.HTTPResponse | None = None
+        request_id = message.get("id") if "method" in message else None
+        raw: socket.socket | None = None
         try:
-            conn.request("POST", self._target, body, self._request_headers())
-            sock = conn.sock
+            conn.connect()
+            raw = conn.sock
+            conn.sock = _DeadlineSocket(raw, deadline)  # all that http.client uses of a socket
+            if request_id is not None:
+                with self._lock:
+                    if request_id in self._aborted:
+                        raise McpError("the request was cancelled", "cancelled")
+                    self._posts[request_id] = raw
+            initialize = message.get("method") == "initialize"
+            headers = self._request_headers(initialize)
+            conn.request("POST", self._target, body, headers)
             response = conn.getresponse()
             session = response.getheader("Mcp-Session-Id")
-            if session and self.session_id is None:
-                self.session_id = session[:200]
+            if session and (initialize or self.session_id is None):
+                self.session_id = session[:200]  # a new session: later requests name it
             status = response.status
             if status == 202 or (200 <= status < 300 and ("id" not in message or "method" not in message)):
                 return  # a notification or a reply: nothing more to read (the connection closes)
-            if status == 404 and self.session_id is not None:
-                raise McpError("the server ended the session (HTTP 404)", "closed")
+            if status == 404 and "Mcp-Session-Id" in headers:
+                raise SessionEnded("the server ended the session (HTTP 404)", "closed")
             if status >= 300:
                 raise McpError(f"answered HTTP {status} {str(response.reason)[:80]}", "http")
             kind = (response.getheader("Content-Type") or "").split(";", 1)[0].strip().lower()
             if kind == "text/event-stream":
-                self._read_events(response, sock, deadline, deliver, message.get("id"))
+                self._read_events(response, deliver, message.get("id"))
             elif kind == "application/json":
-                data = self._read_body(response, sock, deadline)
-                self._deliver_json(data, deliver)
+                self._deliver_json(self._read_body(response), deliver)
             else:
                 raise McpError(f"answered with content type {kind[:60]!r}, not JSON or an event stream", "protocol")
         except (socket.timeout, TimeoutError):
@@ -463,24 +518,31 @@ class HttpTransport:
         except (OSError, http.client.HTTPException) as exc:
             raise McpError(f"could not be reached ({type(exc).__name__})", "closed") from None
         finally:
+            if request_id is not None:
+                with self._lock:
+                    self._posts.pop(request_id, None)
             if response is not None:
                 response.close()
             conn.close()
+            if raw is not None:
+                raw.close()
 
-    def _settle(self, sock: socket.socket | None, deadline: float) -> None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise socket.timeout
-        # fileno() is -1 once the response read its last byte and closed the socket (Python 3.13)
-        if sock is not None and remaining != float("inf") and sock.fileno() != -1:
-            sock.settimeout(remaining)
+    def abort(self, request_id: Any) -> None:
+        """End the POST waiting for the answer to ``request_id`` now; a later send of that request ends at once."""
+        with self._lock:
+            self._aborted.append(request_id)
+            sock = self._posts.get(request_id)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
-    def _read_body(self, response: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
+    def _read_body(self, response: http.client.HTTPResponse) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:
-            self._settle(sock, deadline)
-            chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
+            chunk = response.read1(65536)
             if not chunk:
                 return b"".join(chunks)
             size += len(chunk)
@@ -497,20 +559,12 @@ class HttpTransport:
         for item in value if isinstance(value, list) else [value]:  # a batch, as 2025-03-26 allows
             deliver(check_message(item))
 
-    def _read_events(
-        self,
-        response: http.client.HTTPResponse,
-        sock: socket.socket | None,
-        deadline: float,
-        deliver: Deliver,
-        request_id: Any,
-    ) -> None:
+    def _read_events(self, response: http.client.HTTPResponse, deliver: Deliver, request_id: Any) -> None:
         """Read server-sent events until the reply to ``request_id`` arrives or the stream ends."""
         limit = self.max_message_bytes
         data: list[bytes] = []
         size = 0
         while True:
-            self._settle(sock, deadline)
             line = response.readline(limit + 1)
             if not line:
                 return
@@ -544,12 +598,7 @@ class HttpTransport:
         if self._closed:
             return
         self._closed = True
-        stream = self._stream
-        if stream is not None:
-            try:
-                stream.shutdown(socket.SHUT_RDWR)  # ends the GET stream's blocking read
-            except OSError:
-                pass
+        self._shut_stream()
         if self.session_id is None:
             return
         conn = self._connection(max(grace, 0.05))
@@ -562,6 +611,55 @@ class HttpTransport:
             pass
         finally:
             conn.close()
+
+
+class _DeadlineSocket:
+    """A connected socket for one HTTP exchange, as ``http.client`` uses it: nothing it does outlasts ``deadline``.
+
+    ``http.client`` reads the status line, the headers and the body through ``makefile``; each
+    read here waits at most what is left before the deadline (a per-read timeout alone lets a
+    peer that sends one byte at a time hold a call for ever). ``close`` is the exchange's to do:
+    ``http.client`` closes the connection early when it hands it to the response.
+    """
+
+    __slots__ = ("sock", "deadline")
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.deadline = deadline
+
+    def _left(self) -> None:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the deadline passed")
+        self.sock.settimeout(remaining)
+
+    def sendall(self, data: bytes) -> None:
+        self._left()
+        self.sock.sendall(data)  # a timeout bounds the whole of sendall (Python 3.5+)
+
+    def recv_into(self, buffer: Any, nbytes: int = 0) -> int:
+        self._left()
+        return self.sock.recv_into(buffer, nbytes)
+
+    def makefile(self, mode: str = "rb", buffering: int = -1) -> io.BufferedReader:
+        return io.BufferedReader(_Reader(self))
+
+    def close(self) -> None:
+        """Leave the socket open: the exchange closes it."""
+
+
+class _Reader(io.RawIOBase):
+    """The raw stream ``makefile`` gives: reads through the deadline socket."""
+
+    def __init__(self, sock: _DeadlineSocket) -> None:
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._sock.recv_into(buffer)
 
 
 def _positive_int(value: object, name: str) -> int:
