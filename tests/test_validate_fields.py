@@ -217,3 +217,17 @@ def test_each_unknown_key_is_named_where_it_is() -> None:
         "payload.status"]  # a key of another event's payload is unknown in this one
     assert unknown_fields(FIELDS["tool_definition"], {"name": "f", "parameters": {"anything": 1}, "extras": {"a": {}}}) == []
     assert unknown_fields(FIELDS["chat_message"], {"role": "user", "x" * 100: 1}) == ["x" * 40]
+
+
+@pytest.mark.parametrize("kind, doc", [
+    ("chat_message", {"role": "user", "content": "Hi", "contnet": "Hi"}),
+    ("chat_message", {"role": "assistant", "tool_calls": [{"id": "c", "name": "f", "arguments": {}, "type": "function"}]}),
+    ("chat_message", {"role": "assistant", "content": "x", "reasoning": [{"type": "reasoning", "text": "t", "summary": []}]}),
+    ("chat_message", {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {}}]}),
+    ("chat_message", {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "u", "detail": "low"}}]}),
+    ("conversation", [{"role": "user", "content": "Hi"}, {"role": "tool", "tool_call_id": "c", "content": "ok", "name": "f"}]),
+    ("event", {"event": "chat:send", "payload": {"message": "Hi", "image": {"data": "x", "media_type": "image/png", "n": 1}}}),
+    ("tool_call", {"id": "c", "name": "f", "arguments": {}, "index": 0}),
+])
+def test_the_fast_question_finds_an_unknown_key_at_every_depth(kind: str, doc: Any) -> None:
+    assert has_unknown_fields(FIELDS[kind], doc) and len(unknown_fields(FIELDS[kind], doc)) == 1

@@ -40,20 +40,12 @@ def unknown_fields(node: Node, value: Any, path: str = "", out: list[str] | None
 
 
 def has_unknown_fields(node: Node, value: Any) -> bool:
-    """Tell whether ``value`` holds a key ``node`` does not know (the fast path's question)."""
-    return _walk(node, value, "", None)
-
-
-def _walk(node: Node, value: Any, path: str, out: list[str] | None) -> bool:
-    """Note in ``out`` each unknown key (None: return True at the first); tell if there was one."""
+    """Tell whether ``value`` holds a key ``node`` does not know (the fast path's question, for every line)."""
     if type(value) is list:  # looked through once: an array of arrays is no document's shape
-        found = False
-        for i, item in enumerate(value):
-            if type(item) is dict and _walk(node, item, "" if out is None else f"{path}[{i}]", out):
-                if out is None:
-                    return True
-                found = True
-        return found
+        for item in value:
+            if type(item) is dict and has_unknown_fields(node, item):
+                return True
+        return False
     if type(value) is not dict:
         return False
     keys, children, tag, variants = node
@@ -61,19 +53,49 @@ def _walk(node: Node, value: Any, path: str, out: list[str] | None) -> bool:
         chosen = value.get(tag)
         if type(chosen) is str and chosen in variants:
             keys, children, _, _ = variants[chosen]
-    found = False
     if keys is not None and not keys.issuperset(value):
-        if out is None:
-            return True
-        out.extend(f"{path}.{key[:_SHOWN]}" if path else key[:_SHOWN] for key in value if key not in keys)
-        found = True
+        return True
     for key, child in children.items():
         inner = value.get(key)
-        if (type(inner) is dict or type(inner) is list) and _walk(child, inner, "" if out is None else f"{path}.{key}" if path else key, out):
-            if out is None:
+        if inner is None or type(inner) is str:  # most values: nothing to look into
+            continue
+        if child[1] or child[2]:  # a node with nodes of its own
+            if has_unknown_fields(child, inner):
                 return True
-            found = True
-    return found
+            continue
+        leaf = child[0]
+        if leaf is None:
+            continue
+        if type(inner) is dict:
+            if not leaf.issuperset(inner):
+                return True
+        elif type(inner) is list:
+            for item in inner:
+                if type(item) is dict and not leaf.issuperset(item):
+                    return True
+    return False
+
+
+def _walk(node: Node, value: Any, path: str, out: list[str]) -> None:
+    """Note in ``out`` the path of each unknown key in ``value``."""
+    if type(value) is list:  # looked through once: an array of arrays is no document's shape
+        for i, item in enumerate(value):
+            if type(item) is dict:
+                _walk(node, item, f"{path}[{i}]", out)
+        return
+    if type(value) is not dict:
+        return
+    keys, children, tag, variants = node
+    if tag:
+        chosen = value.get(tag)
+        if type(chosen) is str and chosen in variants:
+            keys, children, _, _ = variants[chosen]
+    if keys is not None and not keys.issuperset(value):
+        out.extend(f"{path}.{key[:_SHOWN]}" if path else key[:_SHOWN] for key in value if key not in keys)
+    for key, child in children.items():
+        inner = value.get(key)
+        if type(inner) is dict or type(inner) is list:
+            _walk(child, inner, f"{path}.{key}" if path else key, out)
 
 
 # -- written from the shipped schemas by tests/test_validate_fields.py (AGENTMSG_REGENERATE=1) --
