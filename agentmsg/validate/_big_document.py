@@ -20,7 +20,7 @@ from typing import IO, Any, TypeVar
 
 from ..errors import ORDER_CODES, ValidationError
 from ._diagnosis import UNKNOWN_FIELD, others_note, scan
-from ._fields import unknown_fields
+from ._fields import has_unknown_fields, unknown_fields
 from ._json_array import ArrayReader, GiveUp
 from ._json_lines import CHUNK
 from ._json_position import line_column, locate, parse_path
@@ -107,17 +107,18 @@ class _Check:
             self.warning_count += len(log) - seen
             self.warnings.extend(str(warning.message) for warning in log[seen:seen + PER_DOCUMENT - len(self.warnings)])
             del log[seen:]
-        head = f"[{index}]"
         paths = []
-        for problem in found:
-            if problem.code == "depth" or not (problem.path == head or problem.path.startswith((head + ".", head + "["))):
-                raise GiveUp("not explained here")
-            self._error(place, problem)
-            if problem.code not in ORDER_CODES:
-                paths.append(problem.path)
+        if found:
+            head = f"[{index}]"
+            for problem in found:
+                if problem.code == "depth" or not (problem.path == head or problem.path.startswith((head + ".", head + "["))):
+                    raise GiveUp("not explained here")
+                self._error(place, problem)
+                if problem.code not in ORDER_CODES:
+                    paths.append(problem.path)
         fields = self.kind.fields
-        if fields is not None:
-            for path in unknown_fields(fields, element, head):
+        if fields is not None and has_unknown_fields(fields, element):
+            for path in unknown_fields(fields, element, f"[{index}]"):
                 if not any(inside(path, where) for where in paths):
                     self.note_count += 1
                     if len(self.notes) < PER_DOCUMENT:

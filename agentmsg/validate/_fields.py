@@ -35,7 +35,8 @@ _SHOWN = 40  # the most characters of an unknown key a path shows
 def unknown_fields(node: Node, value: Any, path: str = "", out: list[str] | None = None) -> list[str]:
     """Return the paths of the keys in ``value`` that ``node`` does not know (an object's own, then its values')."""
     found: list[str] = [] if out is None else out
-    _walk(node, value, path, found)
+    if has_unknown_fields(node, value):  # most documents have none: no path is built for them
+        _walk(node, value, path, found)
     return found
 
 
