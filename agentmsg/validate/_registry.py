@@ -182,9 +182,9 @@ class Conversation:
             out.append(exc.prefixed(index))
             self.order.skip()
             return
-        problem = self.order.add(message, f"[{index}]")
-        if problem is not None:
-            out.append(problem)
+        problem = self.order.add(message, "")
+        if problem is not None:  # placed at its message only now: most messages break no rule
+            out.append(problem.prefixed(index))
 
     def end(self, count: int, out: Findings) -> None:
         problem = self.order.end("")
