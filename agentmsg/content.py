@@ -339,7 +339,7 @@ class ReasoningPart:
 
     ``text`` is what a person may read (Anthropic thinking, an OpenAI summary part, Gemini thought
     text, Ollama ``thinking``, vLLM ``reasoning_content``). The other fields are opaque and belong
-    to ``provider`` (``anthropic``, ``openai``, ``gemini``); codecs send them back only to it.
+    to ``provider`` (``anthropic``, ``openai``, ``gemini``, ``bedrock``); codecs send them back only to it.
     ``signature`` is the replay token (Anthropic ``signature``, or the ``data`` of a
     ``redacted_thinking`` block when ``redacted``; OpenAI ``encrypted_content``; Gemini
     ``thoughtSignature``); ``id`` is the provider's id of the reasoning (OpenAI ``rs_...``);

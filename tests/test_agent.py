@@ -33,6 +33,7 @@ from agentmsg.events import (
     SessionReducer,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
@@ -177,19 +178,24 @@ def run_scenario(provider, client, stream=False):
     return turn, outcome, history, events, store, model
 
 
-def check_events(events, chunks=(1, 1)):
-    """The sequence the chat client expects, accepted by the protocol's reducer."""
+def check_events(events, chunks=(1, 1), streamed=False):
+    """The sequence the chat client expects, accepted by the protocol's reducer.
+
+    A streamed answer starts the tool message as the call streams and sends its arguments as
+    ``tool:message:args``; the reducer puts them together.
+    """
     kinds = [type(e) for e in events]
     expected = (
         [TurnStart, MessageStart] + [MessageChunk] * chunks[0] + [MessageEnd]
-        + [ToolMessageStart, ToolMessageUpdate, Progress, ToolMessageUpdate, ToolMessageComplete]
+        + [ToolMessageStart] + [ToolMessageArgs] * streamed
+        + [ToolMessageUpdate, Progress, ToolMessageUpdate, ToolMessageComplete]
         + [MessageStart] + [MessageChunk] * chunks[1] + [MessageEnd, Completion]
     )
     assert kinds == expected
     turn_id = events[0].turn_id
     assert events[-1].turn_id == turn_id and events[0].session_id is not None
     (start,) = [e for e in events if isinstance(e, ToolMessageStart)]
-    assert start.arguments == {} and start.tool_call_id is not None
+    assert start.arguments == (None if streamed else {}) and start.tool_call_id is not None
     session = SessionReducer(clock=lambda: "2026-11-26T09:00:00Z")
     session.apply(ChatRequest(message=QUESTION))
     for event in events:
@@ -199,7 +205,7 @@ def check_events(events, chunks=(1, 1)):
     user, looking, tool, final = session.history()
     assert user["content"] == QUESTION
     assert looking["kind"] == "chat" and looking["content"].strip() == LOOKING
-    assert tool["kind"] == "tool" and tool["toolName"] == "list_recipes"
+    assert tool["kind"] == "tool" and tool["toolName"] == "list_recipes" and tool["arguments"] == {}
     assert tool["status"] == "completed" and tool["content"] == RECIPES
     assert final["kind"] == "chat" and final["content"].strip() == ANSWER
     return session
@@ -227,7 +233,7 @@ def test_web_chat_scenario_streamed(kitchen):
     turn, outcome, history, events, store, model = run_scenario(anthropic, kitchen, stream=True)
     assert outcome.status == "completed" and outcome.message.text.strip() == ANSWER
     assert model.requests[0]["stream"] is True
-    check_events(events, chunks=(len(LOOKING.split(" ")), len(ANSWER.split(" "))))  # one chunk per delta
+    check_events(events, chunks=(len(LOOKING.split(" ")), len(ANSWER.split(" "))), streamed=True)  # one chunk per delta
     assert store.load("c1") == history.messages[1:]
 
 

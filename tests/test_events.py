@@ -120,6 +120,7 @@ def test_event_names_are_the_protocols() -> None:
         "reasoning:chunk",
         "reasoning:end",
         "tool:message:start",
+        "tool:message:args",
         "tool:message:update",
         "tool:message:complete",
         "tool:approval:request",
@@ -470,7 +471,7 @@ def test_new_fields_on_the_wire() -> None:
     with pytest.raises(ValidationError) as info:
         ToolMessageComplete(id="t1", status="completed", timestamp=T, error="x")
     assert (info.value.path, info.value.code) == ("error", "value")
-    assert set(ev.COMPLETION_CODES) == {"cancelled", "model", "tool", "step_limit", "internal"}
+    assert set(ev.COMPLETION_CODES) == {"cancelled", "model", "tool", "step_limit", "internal", "interrupted"}
 
 
 def thaw(value: Any) -> Any:

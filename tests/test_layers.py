@@ -76,7 +76,7 @@ ROOMS = {
         "server_requests": 4, "session": 5, "__init__": 6,
     },
     "agent": {"_report": 0, "_namespace": 0, "turn": 1, "__init__": 2},
-    "events": {"history": 0, "requests": 0, "stream": 1, "protocol": 2, "reducer": 3, "__init__": 4},
+    "events": {"history": 0, "requests": 0, "stream": 1, "protocol": 2, "reducer": 3, "journal": 4, "__init__": 5},
     "records": {
         "_envelope": 0, "text": 1, "images": 1, "files": 1, "tool_calls": 1, "control": 1, "mcp": 1,
         "registry": 2, "__init__": 3,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmsg import ValidationError
-from agentmsg.providers import anthropic, ollama, openai
+from agentmsg.providers import anthropic, bedrock, ollama, openai
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures"
 
@@ -24,12 +24,17 @@ KEYS = [
     "input", "tool_use_id", "is_error", "source", "media_type", "data", "content_block", "partial_json",
     "stop_reason", "images", "done", "done_reason", "created_at", "parameters", "input_schema", "description",
     "strict", "error", "eval_count", "system",
+    "toolUse", "toolResult", "toolUseId", "reasoningContent", "reasoningText", "redactedContent", "signature",
+    "contentBlockIndex", "contentBlockDelta", "contentBlockStart", "contentBlockStop", "messageStart", "messageStop",
+    "metadata", "stopReason", "output", "toolSpec", "inputSchema", "json", "status", "format", "bytes", "start",
+    "cachePoint",
 ]
 VALUES = [
     "user", "assistant", "tool", "system", "developer", "function", "text", "image", "image_url", "tool_use",
     "tool_result", "refusal", "base64", "url", "image/png", "message_start", "content_block_start",
     "content_block_delta", "text_delta", "input_json_delta", "message_delta", "ping", "error", "custom",
     "data:image/png;base64,iVBORw0KGgo=", "https://example.com/a.png", "{}", '{"a": 1}', "{", "", "iVBORw0KGgo=",
+    "png", "success", "end_turn", "tool_use", "default",
 ]
 SCALARS = (
     st.none() | st.booleans() | st.integers(-3, 3) | st.integers() | st.floats()
@@ -63,6 +68,9 @@ DECODERS: list[Callable[[Any], Any]] = [
     lambda x: feed_all(openai.StreamParser(), x),
     lambda x: feed_all(anthropic.StreamParser(), x),
     lambda x: feed_all(ollama.StreamParser(), x),
+    bedrock.parse_response, bedrock.from_messages, bedrock.from_tools,
+    lambda x: bedrock.from_messages([], x),
+    lambda x: feed_all(bedrock.StreamParser(), x),
 ]
 
 
@@ -83,7 +91,7 @@ def test_any_message_list_raises_only_validation_errors(value: Any) -> None:
         only_validation_errors(decode, value)
 
 
-FIXTURES = sorted(p for provider in ("openai", "anthropic", "ollama", "vllm") for p in (DATA / provider).glob("*.json"))
+FIXTURES = sorted(p for provider in ("openai", "anthropic", "ollama", "vllm", "bedrock") for p in (DATA / provider).glob("*.json"))
 _LOADED = {p.name: json.loads(p.read_bytes()) for p in FIXTURES if p.stat().st_size < 100_000}
 
 
@@ -116,8 +124,11 @@ def test_mutated_fixtures_raise_only_validation_errors(name: str, data: Any) -> 
     if isinstance(mutant, dict) and "messages" in mutant:
         payloads.append(mutant["messages"])
         only_validation_errors(anthropic.from_messages, mutant["messages"], mutant.get("system"))
+        only_validation_errors(bedrock.from_messages, mutant["messages"], mutant.get("system"))
     if isinstance(mutant, dict) and "tools" in mutant:
         payloads.append(mutant["tools"])
+    if isinstance(mutant, dict) and isinstance(mutant.get("toolConfig"), dict):
+        payloads.append(mutant["toolConfig"].get("tools"))
     for payload in payloads:
         for decode in DECODERS:
             only_validation_errors(decode, payload)

@@ -31,7 +31,7 @@ from agentmsg import (
     ToolDefinition,
     ValidationError,
 )
-from agentmsg.providers import anthropic, ollama, openai
+from agentmsg.providers import anthropic, bedrock, ollama, openai
 from agentmsg.providers._common import dump_arguments
 from agentmsg.tools import to_wire_name
 
@@ -119,6 +119,14 @@ OLLAMA = Profile(
     answer=TEXT | parts(text_parts()),
     with_calls=st.none() | TEXT,
     tool=TEXT | parts(text_parts(), base64_images()),
+)
+BEDROCK = Profile(
+    system=NONEMPTY | parts(text_parts(NONEMPTY)),
+    user=NONEMPTY | parts(text_parts(NONEMPTY), base64_images()),
+    answer=NONEMPTY | parts(text_parts(NONEMPTY)),
+    with_calls=st.none() | NONEMPTY | parts(text_parts(NONEMPTY)),
+    tool=TEXT | parts(text_parts(NONEMPTY), base64_images()),
+    is_error=st.booleans(),
 )
 
 
@@ -228,6 +236,29 @@ def test_anthropic_round_trip(messages: list[ChatMessage]) -> None:
     ConversationHistory(back, require_system=False)
 
 
+def canon_bedrock(messages: list[ChatMessage]) -> tuple[ChatMessage, ...]:
+    """Bedrock reads one text block as a string, wherever it is."""
+    out = []
+    for m in messages:
+        if type(m.content) is tuple and len(m.content) == 1 and type(m.content[0]) is TextPart:
+            m = ChatMessage(m.role, m.content[0].text, m.tool_calls, m.tool_call_id, m.is_error)
+        out.append(m)
+    return tuple(out)
+
+
+@settings(max_examples=100)
+@given(conversations(BEDROCK), st.sampled_from(["bytes", "base64"]))
+def test_bedrock_round_trip(messages: list[ChatMessage], blobs: Any) -> None:
+    system, wire = bedrock.to_messages(messages, blobs=blobs)
+    if blobs == "base64":
+        plain_json(wire)
+    assert [m["role"] for m in wire][::2] == ["user"] * len(wire[::2])  # turns alternate, user first
+    assert [m["role"] for m in wire][1::2] == ["assistant"] * len(wire[1::2])
+    back = bedrock.from_messages(wire, system)
+    assert back == canon_bedrock(messages)
+    ConversationHistory(back, require_system=False)
+
+
 @settings(max_examples=100)
 @given(conversations(OLLAMA))
 def test_ollama_round_trip(messages: list[ChatMessage]) -> None:
@@ -255,7 +286,7 @@ def tool_definitions(draw: Any) -> ToolDefinition:
 @settings(max_examples=50)
 @given(st.lists(tool_definitions(), max_size=4))
 def test_tools_round_trip(definitions: list[ToolDefinition]) -> None:
-    for module in (openai, anthropic, ollama):
+    for module in (openai, anthropic, ollama, bedrock):
         wire = plain_json(module.to_tools(definitions))
         assert module.from_tools(wire) == tuple(definitions)
 
@@ -354,6 +385,33 @@ def test_anthropic_response_and_stream(message: ChatMessage, data: Any) -> None:
 
 
 @settings(max_examples=75)
+@given(answers(NONEMPTY), st.data())
+def test_bedrock_response_and_stream(message: ChatMessage, data: Any) -> None:
+    _, (wire,) = bedrock.to_messages([message])
+    usage = {"inputTokens": 5, "outputTokens": 2, "totalTokens": 7}
+    body = {"output": {"message": wire}, "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 1}}
+    r = bedrock.parse_response(body)
+    assert (r.message, r.finish_reason, dict(r.usage)) == (canon_bedrock([message])[0], "end_turn", usage)
+
+    events: list[Any] = [{"messageStart": {"role": "assistant"}}]
+    for index, block in enumerate(wire["content"]):
+        if "text" in block:
+            events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": p}}} for p in pieces(data.draw, block["text"])]
+        else:
+            use = block["toolUse"]
+            events.append({"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}}})
+            partial = pieces(data.draw, json.dumps(use["input"]))
+            events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": p}}}} for p in partial]
+        events.append({"contentBlockStop": {"contentBlockIndex": index}})
+    events += [{"messageStop": {"stopReason": "end_turn"}}, {"metadata": {"usage": usage, "metrics": {"latencyMs": 1}}}]
+    text, deltas, r = run(bedrock.StreamParser(), events)
+    assert text == message.text
+    assert r.message == canon_bedrock([message])[0]
+    assert dict(r.usage) == usage
+    assert sorted({d.index for d in deltas}) == list(range(len(message.tool_calls)))
+
+
+@settings(max_examples=75)
 @given(answers(), st.data())
 def test_ollama_response_and_ndjson_stream(message: ChatMessage, data: Any) -> None:
     (wire,) = ollama.to_messages([message])
@@ -373,13 +431,13 @@ def test_ollama_response_and_ndjson_stream(message: ChatMessage, data: Any) -> N
     assert [d.index for d in deltas] == list(range(len(message.tool_calls)))
 
 
-@pytest.mark.parametrize("codec", ["openai", "anthropic", "ollama"])
+@pytest.mark.parametrize("codec", ["openai", "anthropic", "ollama", "bedrock"])
 def test_a_canonical_name_with_a_needless_escape_is_refused_by_every_codec(codec: str) -> None:
     """``_x5f_`` escapes only an underscore that starts an escape's text; elsewhere no codec can
     send it back as it came, so each refuses it with the rule instead of sending a wrong name."""
     call = ToolCall("call_1", "a_x5f_b", {})
     messages = [ChatMessage.user("Hi"), ChatMessage.assistant(tool_calls=[call]), ChatMessage.tool("call_1", "ok")]
-    module = {"openai": openai, "anthropic": anthropic, "ollama": ollama}[codec]
+    module = {"openai": openai, "anthropic": anthropic, "ollama": ollama, "bedrock": bedrock}[codec]
     with pytest.raises(ValidationError) as info:
         module.to_messages(messages)
     assert info.value.code == "pattern" and "_x5f_" in str(info.value)

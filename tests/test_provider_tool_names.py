@@ -167,3 +167,31 @@ def test_validator_provider_kinds_accept_dashed_names(
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(document))
     assert main(["--kind", kind, str(path)]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize("wire", ["get-sum", "get-tiny-image", "trigger-elicitation-request-async", "get_sum"])
+def test_bedrock_response_calling_a_dashed_tool_decodes_and_is_sent_again(wire: str) -> None:
+    from agentmsg.providers import bedrock
+
+    body = {"output": {"message": {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "tooluse_1", "name": wire, "input": {"a": 1, "b": 2}}}]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 5, "outputTokens": 3, "totalTokens": 8}, "metrics": {"latencyMs": 1}}
+    call = bedrock.parse_response(body).message.tool_calls[0]
+    assert call.name == wire.replace("-", "_x2d_")
+    tools = [{"toolSpec": {"name": wire, "description": "Add two numbers.", "inputSchema": {"json": SCHEMA}}}]
+    definitions = bedrock.from_tools(tools)
+    assert definitions[0].name == call.name and bedrock.to_tools(definitions) == tools
+    _, history = bedrock.to_messages([ChatMessage.user("Add"), ChatMessage.assistant(None, (call,))])
+    assert history[1]["content"][0]["toolUse"]["name"] == wire
+
+
+@pytest.mark.parametrize("wire", ["get.sum", "a" * 65, "", "get sum"])
+def test_bedrock_refuses_names_its_service_model_refuses(wire: str) -> None:
+    from agentmsg.providers import bedrock
+
+    with pytest.raises(ValidationError) as info:
+        bedrock.from_tools([{"toolSpec": {"name": wire, "inputSchema": {"json": SCHEMA}}}])
+    assert (info.value.code, info.value.path) == ("pattern", "[0].toolSpec.name")
+    with pytest.raises(ValidationError) as info:
+        bedrock.to_messages([ChatMessage.user("Add"), ChatMessage.assistant(None, (ToolCall("t1", "get_x2e_sum", {}),))])
+    assert (info.value.code, info.value.path) == ("pattern", "[1].tool_calls[0].name")

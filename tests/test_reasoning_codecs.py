@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentmsg import ChatMessage, ReasoningDelta, ReasoningPart, ToolCall, ToolCallDelta, ValidationError
-from agentmsg.providers import anthropic, gemini, ollama, openai, openai_responses
+from agentmsg.providers import anthropic, bedrock, gemini, ollama, openai, openai_responses
 
 DATA = Path(__file__).parent / "data" / "provider-fixtures" / "reasoning"
 
@@ -231,19 +231,24 @@ SOURCES = {
     "openai": [ReasoningPart("openai-summary-text", "openai-encrypted-CCCC", provider="openai", id="rs_openai_id", anchor="fc_1")],
     "gemini": [ReasoningPart("gemini-thought-text", provider="gemini"),
                ReasoningPart(signature="gemini-signature-DDDD", provider="gemini", anchor="call_1")],
+    "bedrock": [ReasoningPart("bedrock-thought-text", "bedrock-signature-EEEE", provider="bedrock"),
+                ReasoningPart(signature="YmVkcm9jay1yZWRhY3RlZA==", redacted=True, provider="bedrock")],
     None: [ReasoningPart("plain-reasoning-text")],
 }
-TARGETS = {"openai": openai, "anthropic": anthropic, "ollama": ollama, "openai_responses": openai_responses, "gemini": gemini}
+TARGETS = {"openai": openai, "anthropic": anthropic, "ollama": ollama, "openai_responses": openai_responses, "gemini": gemini,
+           "bedrock": bedrock}
 # which targets carry reasoning of each source (docs/providers.md, the field table)
-CARRIES = {"anthropic": {"anthropic"}, "openai": {"openai_responses"}, "gemini": {"gemini"}, None: {"openai", "ollama"}}
+CARRIES = {"anthropic": {"anthropic"}, "openai": {"openai_responses"}, "gemini": {"gemini"}, "bedrock": {"bedrock"},
+           None: {"openai", "ollama"}}
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-@pytest.mark.parametrize("source", ["anthropic", "openai", "gemini", None], ids=str)
+@pytest.mark.parametrize("source", ["anthropic", "openai", "gemini", "bedrock", None], ids=str)
 def test_reasoning_goes_only_to_the_provider_that_made_it(source: str | None, target: str) -> None:
     parts = SOURCES[source]
     message = ChatMessage.assistant(tool_calls=[ToolCall("call_1", "get_weather", {"city": "Paris"})], reasoning=parts)
-    wire = json.dumps(TARGETS[target].to_messages([ChatMessage.user("Weather?"), message, ChatMessage.tool("call_1", "18 C")]))
+    options = {"blobs": "base64"} if target == "bedrock" else {}  # redactedContent as base64 text, not bytes
+    wire = json.dumps(TARGETS[target].to_messages([ChatMessage.user("Weather?"), message, ChatMessage.tool("call_1", "18 C")], **options))
     opaque = [value for part in parts for value in (part.text, part.signature, part.id) if value]
     if target in CARRIES[source]:
         assert all(value in wire for value in opaque), (source, target)

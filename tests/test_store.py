@@ -240,8 +240,8 @@ def test_file_databases_use_wal_and_carry_a_layout_version(db: Path) -> None:
     conn.close()
 
 
-def test_a_database_of_the_sqlite_only_store_opens_unchanged(db: Path) -> None:
-    """The layout of version 1, as agentmsg 0.1 wrote it, is read and written without a migration."""
+def test_a_layout_1_database_gains_the_meta_column_and_its_rows_load_without_meta(db: Path) -> None:
+    """The layout of version 1, as agentmsg 0.1 wrote it, migrates to 2: its rows keep loading, with no meta."""
     conn = sqlite3.connect(db)
     conn.execute(
         "CREATE TABLE messages (conversation_id TEXT NOT NULL, seq INTEGER NOT NULL, "
@@ -251,15 +251,34 @@ def test_a_database_of_the_sqlite_only_store_opens_unchanged(db: Path) -> None:
     conn.execute("INSERT INTO messages VALUES ('c1', 0, 'user', ?)", (json.dumps(ChatMessage.user("old").to_dict()),))
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
-    schema = conn.execute("SELECT sql FROM sqlite_master").fetchall()
     conn.close()
     with MessageStore(db) as store:
-        store.save("c1", ChatMessage.assistant("new"))
+        store.save("c1", ChatMessage.assistant("new"), meta={"id": "m1"})
         assert [m.text for m in store.load("c1")] == ["old", "new"]
+        assert [meta for _, meta in store.load_with_meta("c1")] == [None, {"id": "m1"}]
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT sql FROM sqlite_master").fetchall() == schema
-    assert conn.execute("PRAGMA user_version").fetchone() == (1,) == (SCHEMA_VERSION,)
+    assert "meta TEXT" in conn.execute("SELECT sql FROM sqlite_master").fetchone()[0]
+    assert conn.execute("PRAGMA user_version").fetchone() == (2,) == (SCHEMA_VERSION,)
     conn.close()
+
+
+def test_meta_is_kept_beside_each_message_and_annotate_merges_into_the_last(backend: Backend) -> None:
+    with backend.open() as store:
+        assert store.annotate("c1", {"a": 1}) is False  # no message yet: nothing to annotate
+        store.save_many("c1", [ChatMessage.user("Hi"), ChatMessage.assistant("Hello")], meta=[{"id": "u1"}, None])
+        assert store.annotate("c1", {"completion": {"success": False, "error": "x"}}) is True
+        assert store.annotate("c1", {"b": [1, 2]}) is True
+        assert [meta for _, meta in store.load_with_meta("c1")] == [
+            {"id": "u1"}, {"completion": {"success": False, "error": "x"}, "b": [1, 2]}]
+        for bad, path, code in (([{"id": 1}], "meta", "size"), ("nope", "meta", "type"), ([[1], None], "meta[0]", "type")):
+            with pytest.raises(ValidationError) as info:
+                store.save_many("c1", [ChatMessage.user("x"), ChatMessage.assistant("y")], meta=bad)  # type: ignore[arg-type]
+            assert (info.value.path, info.value.code) == (path, code)
+        assert store.count("c1") == 2  # refused before anything was written
+        backend.sql(f"UPDATE {backend.table} SET meta = '[1]' WHERE seq = 0")
+        with pytest.raises(ValidationError) as info:
+            store.load_with_meta("c1")
+        assert (info.value.path, info.value.code) == ("messages[0].meta", "type")
 
 
 def test_a_newer_layout_is_refused_before_anything_changes(db: Path) -> None:

@@ -14,6 +14,7 @@ from pydantic import TypeAdapter
 from agentmsg import ChatMessage, ConversationHistory, events
 from agentmsg.agent import AgentTurn
 from agentmsg.errors import ValidationError
+from agentmsg.events.reducer import MAX_ARGUMENTS
 from agentmsg.io.execution import ApprovalPolicy, ToolRegistry
 from agentmsg.providers import openai
 from agentmsg.ui import agui, aisdk
@@ -185,7 +186,8 @@ def test_agui_artifacts_progress_and_tool_errors() -> None:
     assert artifacts[-1]["replace"] is True and artifacts[-1]["content"]["artifact"]["content"] == "v2"
     assert artifacts[-1]["content"]["showInCanvas"] is True and artifacts[-1]["content"]["toolCallId"] == "t1"
     result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
-    assert result["content"] == "the index is gone" and result["error"] == "the index is gone"
+    assert result["content"] == agui.TOOL_ERROR_PREFIX + "the index is gone" and "error" not in result
+    AGUI_EVENT.validate_python(result)
     custom = next(e for e in out if e["type"] == "CUSTOM")
     assert custom["value"] == {"status": "done", "progress": 100, "message": "Finished", "artifactId": "a1"}
     assert out[-1]["result"] == {"answer": 42}
@@ -239,6 +241,33 @@ def test_aisdk_recipes_turn() -> None:
     assert aisdk.sse(out[0]) == b'data: {"type":"start","messageId":"a1"}\n\n'
 
 
+def test_aisdk_one_step_per_model_call() -> None:
+    seen, _ = recipes_turn()
+    kinds = [c["type"] for c in aisdk_chunks(seen)]
+    assert kinds.count("start-step") == kinds.count("finish-step") == 2  # two model calls
+    second = len(kinds) - kinds[::-1].index("start-step") - 1
+    assert kinds[second - 1] == "finish-step" and kinds[second + 1] == "text-start"
+    assert kinds.index("tool-output-available") < second  # the tool's results belong to the first step
+
+
+def test_tools_still_open_when_the_run_ends_end_as_errors() -> None:
+    turn = [events.ToolMessageStart(id="t1", tool_name="search", title="Searching", timestamp=STAMP),
+            events.ToolMessageUpdate(id="t1", patch={"status": "running"}),
+            events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True)]
+    chunks = aisdk_chunks(turn)
+    assert chunks[-2:] == [{"type": "tool-output-error", "toolCallId": "t1", "errorText": "the turn was cancelled",
+                            "dynamic": True}, {"type": "abort"}]
+    out = agui_events(turn)
+    check_agui_sequence(out)
+    result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
+    assert result["content"] == agui.TOOL_ERROR_PREFIX + "the turn was cancelled"
+    stopped = aisdk.AiSdkStream(message_id="a1")
+    for item in turn[:2]:
+        stopped.translate(item)
+    assert [c.get("errorText") for c in stopped.close()] == ["the turn ended before the tool finished",
+                                                             "the turn ended without a completion", None]
+
+
 def test_aisdk_error_turn_and_tool_errors() -> None:
     seen, _ = recipes_turn(fail=True)
     out = aisdk_chunks(seen)
@@ -258,9 +287,12 @@ def test_aisdk_error_turn_and_tool_errors() -> None:
 
 
 def test_aisdk_denied_call_is_output_denied() -> None:
-    seen, turn = recipes_turn(policy="deny")
+    seen, turn = recipes_turn(policy="deny")  # the policy denied it: no approval in the client's message
     out = aisdk_chunks(seen)
-    assert {"type": "tool-output-denied", "toolCallId": next(c["toolCallId"] for c in out if c["type"] == "tool-input-start")} in out
+    tool_id = next(c["toolCallId"] for c in out if c["type"] == "tool-input-start")
+    assert {"type": "tool-output-error", "toolCallId": tool_id, "errorText": "The user denied this tool call.",
+            "dynamic": True} in out
+    assert not any(c["type"] == "tool-output-available" for c in out)  # no preliminary output for a call never run
 
 
 # -- the request parsers -------------------------------------------------------------------------------
@@ -303,6 +335,7 @@ BIG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2048).decode()
      "messages[0].role"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": "  "}]}, "value", "messages[0].content"),
     ({**RUN, "messages": [{"id": "u", "role": "user"}]}, "missing", "messages[0].content"),
+    ({**RUN, "messages": [{"id": 7, "role": "user", "content": "x"}]}, "type", "messages[0].id"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": [{"type": "audio", "source": {}}]}]}, "unsupported",
      "messages[0].content[0].type"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": [
@@ -360,6 +393,8 @@ def test_parse_request_reads_text_images_and_approvals() -> None:
     ({**CHAT, "trigger": 1}, "type", "trigger"),
     ({**CHAT, "trigger": "regenerate-message"}, "unsupported", "trigger"),
     ({**CHAT, "messages": []}, "value", "messages"),
+    ({**CHAT, "messages": [{"id": 7, "role": "user", "parts": [{"type": "text", "text": "x"}]}]}, "type",
+     "messages[0].id"),  # as AG-UI refuses it (parse_run_input)
     ({**CHAT, "messages": [{"id": "s", "role": "system", "parts": []}]}, "value", "messages[0].role"),
     ({**CHAT, "messages": [{"id": "a", "role": "assistant", "parts": [{"type": "text", "text": "x"}]}]}, "value",
      "messages[0].parts"),
@@ -484,7 +519,7 @@ def test_agui_reasoning_arguments_and_an_approval_interrupt_then_resume() -> Non
     check_agui_sequence([*first, *second])
     assert second[0] == {"type": "RUN_STARTED", "threadId": "s1", "runId": "r2"}
     result = next(e for e in second if e["type"] == "TOOL_CALL_RESULT")
-    assert result["toolCallId"] == "t1" and result["error"] == "denied: not now"
+    assert result["toolCallId"] == "t1" and result["content"] == "Error: denied: not now" and "error" not in result
     assert second[-1]["outcome"] == {"type": "success"} and second[-1]["runId"] == "r2"
 
 
@@ -523,12 +558,14 @@ def test_aisdk_reasoning_arguments_approval_and_resume() -> None:
     denied = [c for item in resumed_turn(False) for c in stream.translate(item)]
     assert {"type": "tool-output-denied", "toolCallId": "t1"} in denied
     with_reason = aisdk.AiSdkStream(message_id="a2")
-    out = [c for item in [
-        events.ToolMessageStart(id="t2", tool_name="delete_recipe", title="", timestamp=STAMP),
-        events.ToolMessageUpdate(id="t2", patch={"content": "The user denied this tool call. Reason: not now"}),
-        events.ToolMessageComplete(id="t2", status="error", timestamp=STAMP, error="denied"),
+    for item in approval_turn():
+        with_reason.translate(item)
+    with_reason.close()
+    out = with_reason.resume() + [c for item in [
+        events.ToolMessageUpdate(id="t1", patch={"content": "The user denied this tool call. Reason: not now"}),
+        events.ToolMessageComplete(id="t1", status="error", timestamp=STAMP, error="denied"),
     ] for c in with_reason.translate(item)]
-    assert out[-1] == {"type": "tool-output-denied", "toolCallId": "t2"}
+    assert out[-1] == {"type": "tool-output-denied", "toolCallId": "t1"}
 
 
 def test_aisdk_cancelled_completion_is_an_abort() -> None:
@@ -537,7 +574,7 @@ def test_aisdk_cancelled_completion_is_an_abort() -> None:
     out += stream.translate(events.MessageStart(id="m1"))
     out += stream.translate(events.Completion.failed("the turn was cancelled", code="cancelled", cancelled=True))
     assert [c["type"] for c in out] == ["start", "start-step", "text-start", "text-end", "abort"]
-    assert out[-1]["reason"] == "the turn was cancelled" and stream.close() == []
+    assert out[-1] == {"type": "abort"} and stream.close() == []
 
 
 def test_history_with_entry_ids_arguments_and_errors() -> None:
@@ -554,3 +591,133 @@ def test_history_with_entry_ids_arguments_and_errors() -> None:
     (_, message) = aisdk.ui_messages(init)
     (part,) = message["parts"]
     assert part["input"] == {"name": "Omelette"} and part["errorText"] == "denied: not now"
+
+
+# -- streamed tool arguments (tool:message:args) ---------------------------------------------------------
+
+
+def streamed_turn(pieces: list[str], *, policy: str = "auto") -> tuple[list[events.Event], AgentTurn]:
+    """Run a turn whose model streams (Chat Completions chunks) one call's arguments in ``pieces``."""
+    registry = ToolRegistry()
+
+    @registry.register(safe=True)
+    def find_recipe(name: str) -> str:
+        """Find one recipe by name."""
+        return f"{name}: eggs, milk"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    def model(body: dict[str, Any]) -> Any:
+        if body["messages"][-1]["role"] == "tool":
+            return [chunk({"role": "assistant", "content": "Found it."}), chunk({}, "stop")]
+        calls = [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "find_recipe", "arguments": ""}}]
+        calls += [{"index": 0, "function": {"arguments": piece}} for piece in pieces]
+        return [chunk({"role": "assistant", "content": "Let me look."}),
+                *[chunk({"tool_calls": [call]}) for call in calls], chunk({}, "tool_calls")]
+
+    seen: list[events.Event] = []
+    turn = AgentTurn(openai, ConversationHistory([ChatMessage.system("You are a cook.")]), "Omelette?", tools=registry,
+                     policy=ApprovalPolicy(default=policy), params={"model": "gpt-4o", "stream": True},
+                     on_event=seen.append)
+    turn.run(model)
+    return seen, turn
+
+
+PIECES = ['{"na', 'me": "Ome', 'lette"}']
+
+
+def test_agent_turn_streams_tool_arguments_as_tool_message_args() -> None:
+    seen, turn = streamed_turn(PIECES)
+    assert turn.outcome is not None and turn.outcome.status == "completed"
+    kinds = [e.EVENT for e in seen]
+    start = kinds.index("tool:message:start")
+    assert kinds[start - 1] == "message:end"  # the text ends before the tool message starts
+    assert kinds[start + 1:start + 4] == ["tool:message:args"] * 3 and kinds.count("tool:message:start") == 1
+    args = [e for e in seen if isinstance(e, events.ToolMessageArgs)]
+    assert [a.chunk for a in args] == PIECES and {a.id for a in args} == {seen[start].id}
+    assert seen[start].arguments is None and seen[start].tool_call_id == "call_1"
+    session = events.SessionReducer(clock=lambda: STAMP)  # the reducer puts the pieces together
+    session.apply(events.ChatRequest(message="Omelette?"))
+    for event in seen:
+        session.apply(event)
+    (tool,) = [m for m in session.history() if m.get("kind") == "tool"]
+    assert tool["arguments"] == {"name": "Omelette"} and tool["status"] == "completed"
+
+
+def test_streamed_arguments_through_both_translators() -> None:
+    seen, _ = streamed_turn(PIECES)
+    out = agui_events(seen)
+    check_agui_sequence(out)
+    kinds = [e["type"] for e in out]
+    start = kinds.index("TOOL_CALL_START")
+    assert kinds[start:start + 5] == ["TOOL_CALL_START"] + ["TOOL_CALL_ARGS"] * 3 + ["TOOL_CALL_END"]
+    assert [e["delta"] for e in out[start + 1:start + 4]] == PIECES
+    chunks = aisdk_chunks(seen)
+    kinds = [c["type"] for c in chunks]
+    start = kinds.index("tool-input-start")
+    assert kinds[start:start + 5] == ["tool-input-start"] + ["tool-input-delta"] * 3 + ["tool-input-available"]
+    assert [c["inputTextDelta"] for c in chunks[start + 1:start + 4]] == PIECES
+    assert chunks[start + 4]["input"] == {"name": "Omelette"} and chunks[start + 4]["toolName"] == "find_recipe"
+
+
+def test_tool_message_args_refusals() -> None:
+    session = events.SessionReducer(clock=lambda: STAMP)
+    session.apply(events.ChatRequest(message="Go"))
+    session.apply(events.ToolMessageStart(id="t1", tool_name="f", title="", status="pending", timestamp=STAMP,
+                                          arguments={"a": 1}))
+    session.apply(events.ToolMessageStart(id="t2", tool_name="f", title="", status="pending", timestamp=STAMP))
+    session.apply(events.MessageStart(id="m1"))
+    cases = [(events.ToolMessageArgs(id="t1", chunk="{}"), "protocol", "id"),  # the start gave them whole
+             (events.ToolMessageArgs(id="m1", chunk="{}"), "protocol", "id"),  # a chat message
+             (events.ToolMessageArgs(id="t9", chunk="{}"), "unknown", "id"),
+             (events.ToolMessageArgs(id="t2", chunk="x" * (MAX_ARGUMENTS + 1)), "size", "chunk")]
+    for event, code, path in cases:
+        with pytest.raises(ValidationError) as caught:
+            session.apply(event)
+        assert (caught.value.code, caught.value.path) == (code, path)
+    session.apply(events.ToolMessageArgs(id="t2", chunk='{"a": '))
+    assert session.messages[2].arguments is None  # not whole yet
+    session.apply(events.ToolMessageUpdate(id="t2", patch={"status": "running"}))
+    with pytest.raises(ValidationError) as caught:
+        session.apply(events.ToolMessageArgs(id="t2", chunk="2}"))  # the tool runs: its arguments are done
+    assert caught.value.code == "protocol"
+    run = aisdk.AiSdkStream(message_id="a1")  # a translator refuses arguments once the call's input ended
+    run.translate(events.ToolMessageStart(id="t1", tool_name="f", title="", timestamp=STAMP))
+    run.translate(events.Progress(status="running", progress=1))
+    with pytest.raises(ValidationError) as caught:
+        run.translate(events.ToolMessageArgs(id="t1", chunk="{}"))
+    assert (caught.value.code, caught.value.path) == ("protocol", "id")
+
+
+def test_a_stream_cut_off_ends_its_started_tool_messages() -> None:
+    registry = ToolRegistry()
+
+    def model(body: dict[str, Any]) -> Any:
+        yield {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o", "choices": [
+            {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                                   "function": {"name": "find", "arguments": '{"q'}}]},
+             "finish_reason": None}]}
+        raise ConnectionError("the connection dropped")
+
+    seen: list[events.Event] = []
+    turn = AgentTurn(openai, ConversationHistory([ChatMessage.system("You search.")]), "Go", tools=registry, params={"model": "gpt-4o", "stream": True},
+                     on_event=seen.append)
+    turn.run(model)
+    assert [e.EVENT for e in seen] == ["turn:start", "tool:message:start", "tool:message:args", "tool:message:complete",
+                                       "completion"]
+    assert seen[3].status == "error" and seen[3].error == "the model's answer ended before this call was whole"
+    chunks = aisdk_chunks(seen)
+    assert [c["type"] for c in chunks][-5:] == ["tool-input-delta", "tool-input-available", "tool-output-error",
+                                                "error", "finish"]
+    assert chunks[-4]["input"] == {}  # the cut-off JSON is no object
+
+
+def test_a_translator_bounds_the_streamed_arguments() -> None:
+    stream = aisdk.AiSdkStream(message_id="a1")
+    stream.translate(events.ToolMessageStart(id="t1", tool_name="f", title="", status="pending", timestamp=STAMP))
+    stream.translate(events.ToolMessageArgs(id="t1", chunk="x" * MAX_ARGUMENTS))
+    with pytest.raises(ValidationError) as caught:
+        stream.translate(events.ToolMessageArgs(id="t1", chunk="x"))
+    assert (caught.value.code, caught.value.path) == ("size", "chunk")

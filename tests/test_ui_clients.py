@@ -37,7 +37,7 @@ def node() -> str:
         manifest = JS / "node_modules" / name / "package.json"
         return json.loads(manifest.read_text())["version"] if manifest.is_file() else None
 
-    if any(installed(name) != version for name, version in pins.items()):
+    if any(installed(name) != version.rpartition("@")[2] for name, version in pins.items()):  # "npm:ai@7.0.173"
         npm_ci(JS, NPM_TIMEOUT)
     return node
 
@@ -119,10 +119,12 @@ def test_aisdk_chat_transport_recipes_scenario_with_an_image(node: str, server: 
     parts = first["message"]["parts"]
     assert [(p["type"], p.get("state")) for p in parts] == [
         ("step-start", None), ("text", "done"), ("dynamic-tool", "output-available"), ("data-progress", None),
-        ("text", "done")]
-    assert parts[1]["text"] == "I see your picture. Let me check your cookbook." and parts[4]["text"] == ANSWER
+        ("step-start", None), ("text", "done")]  # one step per model call
+    assert parts[1]["text"] == "I see your picture. Let me check your cookbook." and parts[5]["text"] == ANSWER
     assert parts[2]["toolName"] == "list_recipes" and parts[2]["output"]["content"] == "Pancakes\nTomato soup\nOmelette"
     assert [m["role"] for m in result["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert result["validated"] == "ok"  # validateUIMessages accepts the conversation; the model sees the result first
+    assert [m["role"] for m in result["model"]][:4] == ["user", "assistant", "tool", "assistant"]
 
 
 def test_aisdk_regenerate_is_refused_with_an_error_chunk(node: str, server: Server) -> None:
@@ -247,7 +249,8 @@ def test_approvals_as_ag_ui_interrupts_and_ai_sdk_approval_requests(node: str, t
         paused, resumed = run_js(node, "agui_client.mjs", agui_plan)["runs"]
         aisdk_plan = {"url": server.url + "/api/aisdk", "token": "approver-token-1", "chatId": "aisdk-approval",
                       "steps": [{"text": QUESTION}, {"approve": False, "reason": "not now"}]}
-        asked, denied = run_js(node, "aisdk_client.mjs", aisdk_plan)["turns"]
+        aisdk_result = run_js(node, "aisdk_client.mjs", aisdk_plan)
+        asked, denied = aisdk_result["turns"]
         # a second answer to the same approval finds nothing waiting: an error event, the server lives on
         status, _, again = post_sse(server, "/api/agui", json.dumps(
             {"threadId": "agui-approval", "runId": "r9", "messages": [],
@@ -275,7 +278,8 @@ def test_approvals_as_ag_ui_interrupts_and_ai_sdk_approval_requests(node: str, t
     assert tool["state"] == "approval-requested" and tool["approval"]["id"] == tool["toolCallId"]
     assert denied["message"]["id"] == asked["message"]["id"]
     tool = next(p for p in denied["message"]["parts"] if p["type"] == "dynamic-tool")
-    assert tool["state"] == "output-denied"
+    assert tool["state"] == "output-denied" and "output" not in tool and "preliminary" not in tool
+    assert aisdk_result["validated"] == "ok"  # the denied call's message passes validateUIMessages
     assert denied["chunks"][-1] == {"type": "finish", "finishReason": "stop"}
     assert status == 200 and again[0]["type"] == "RUN_ERROR" and again[0]["code"] == "protocol"
 
@@ -353,7 +357,7 @@ def test_cancelled_turns_and_reasoning(node: str, tmp_path: Path) -> None:
     check_agui_sequence(cancelled["events"])
     assert cancelled["events"][-1]["type"] == "RUN_FINISHED" and cancelled["events"][-1]["outcome"] == {"type": "cancelled"}
     (aborted,) = runs["aisdk-cancel"]["turns"]
-    assert aborted["invalid"] == [] and aborted["chunks"][-1] == {"type": "abort", "reason": "the turn was cancelled"}
+    assert aborted["invalid"] == [] and aborted["chunks"][-1] == {"type": "abort"}
     # the hang-up cancelled the turn on the server
     assert stopped["errors"] == ["This operation was aborted"]
     assert 4 <= len(stopped["chunks"]) < len(streamed["chunks"]) and stopped["chunks"][-1]["type"] != "finish"
@@ -368,3 +372,50 @@ def wait_for_after(client: Client, name: str, start: int) -> Any:
                 return payload
         assert time.monotonic() < deadline, f"no {name} within {TIMEOUT} s"
         time.sleep(0.02)
+
+
+def test_a_new_message_instead_of_an_approval_cancels_the_waiting_turn(node: str, tmp_path: Path) -> None:
+    server = Server(tmp_path / "chat.db", "--ask", "list_recipes")
+    try:
+        result = run_js(node, "aisdk_client.mjs", {"url": server.url + "/api/aisdk", "token": "wedge-token-1",
+                                                   "chatId": "aisdk-wedge",
+                                                   "steps": [{"text": QUESTION}, {"text": "Never mind."}]})
+        run = {**RUN, "threadId": "agui-wedge"}
+        token = "wedge-token-1"
+        _, _, paused = post_sse(server, "/api/agui", json.dumps(run).encode(), token)
+        _, _, again = post_sse(server, "/api/agui", json.dumps(
+            {**run, "runId": "r2", "messages": [{"id": "u2", "role": "user", "content": "Never mind."}]}).encode(), token)
+        client = Client(server, token)
+        histories = {key: client.call("chat:init", {"sessionId": key})["messages"] for key in ("aisdk-wedge", "agui-wedge")}
+        client.close()
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out
+    asked, then = result["turns"]
+    assert asked["chunks"][-1] == {"type": "finish", "finishReason": "tool-calls"}
+    assert then["errors"] == [] and then["invalid"] == [] and then["chunks"][0]["type"] == "start"  # not "busy"
+    assert result["validated"] == "ok"  # the unanswered approval stays approval-requested: valid
+    assert paused[-1]["outcome"]["type"] == "interrupt"
+    check_agui_sequence(again)
+    assert again[0]["type"] == "RUN_STARTED" and again[-1]["type"] == "RUN_FINISHED"
+    for messages in histories.values():  # the waiting turn was recorded as cancelled, then the new one ran
+        first = next(m for m in messages if m.get("kind") == "tool")
+        assert first["status"] == "error" and first["error"] == "the user sent a new message"
+        assert [m["content"] for m in messages if m["role"] == "user"] == [QUESTION, "Never mind."]
+
+
+def test_anonymous_callers_are_told_to_send_their_token(server: Server) -> None:
+    thread = f"anon-{uuid.uuid4().hex}"
+    status, _, first = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread}).encode())
+    assert status == 200 and first[-1]["type"] == "RUN_FINISHED"  # an anonymous caller may open a session
+    _, _, again = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread, "runId": "r2"}).encode())
+    (refusal,) = again
+    assert refusal["type"] == "RUN_ERROR" and refusal["code"] == "forbidden"
+    assert "'Authorization: Bearer <token>'" in refusal["message"]
+    chat = f"anon-{uuid.uuid4().hex}"
+    post_sse(server, "/api/aisdk", json.dumps({**CHAT, "id": chat}).encode())
+    _, _, again = post_sse(server, "/api/aisdk", json.dumps({**CHAT, "id": chat}).encode())
+    assert again[0]["type"] == "error" and again[0]["errorText"].endswith("(code forbidden)")
+    assert "'Authorization: Bearer <token>'" in again[0]["errorText"]
+    _, _, owned = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": thread}).encode(), "someone-else-1")
+    assert "Authorization" not in owned[0]["message"]  # a caller with a token is told only that it is not theirs

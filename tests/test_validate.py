@@ -310,7 +310,8 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
                      "mcp_error", "openai_response", "anthropic_response", "ollama_response", "openai_stream",
                      "anthropic_stream", "ollama_stream", "reasoning_part", "responses_request",
                      "responses_response", "responses_stream", "gemini_request", "gemini_response",
-                     "gemini_stream", "openai_error", "anthropic_error", "gemini_error", "mcp_resource_contents"]
+                     "gemini_stream", "openai_error", "anthropic_error", "gemini_error", "mcp_resource_contents",
+                     "bedrock_request", "bedrock_response", "bedrock_stream"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
@@ -634,9 +635,15 @@ def test_record_documents_fail_with_the_same_path_and_code(path: Path, tmp_path:
     assert (first["path"], first["code"]) == ("$" + ("." + case["path"] if case["path"] else ""), case["code"])
 
 
+def _provider_body(path: Path) -> bool:
+    parts = path.stem.split("_")
+    if path.parent.name == "bedrock":  # named request_*, response_*, stream_*; error bodies are no kind
+        return parts[0] in ("request", "response", "stream") and parts[1] != "error"
+    return len(parts) > 1 and parts[1] in ("request", "response", "stream", "compat")
+
+
 # Request and response bodies and recorded streams (not the bare message lists and tools of vllm/).
-PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json")
-                         if path.stem.split("_")[1] in ("request", "response", "stream", "compat"))
+PROVIDER_BODIES = sorted(path for path in FIXTURES.glob("*/*.json") if _provider_body(path))
 
 
 def test_provider_fixtures_are_there() -> None:

@@ -228,9 +228,10 @@ def test_a_refused_attachment_shows_an_error(page: Page, tmp_path: Path, name: s
 
 
 def test_a_failed_turn_and_a_foreign_session_are_shown(page: Page) -> None:
-    with MessageStore(page.server.store) as seeded:  # a conversation left with an unanswered tool call
-        seeded.save_many("broken", [ChatMessage.user("Hi"),
-                                    ChatMessage.assistant(tool_calls=[ToolCall("call_1", "list_recipes", {})])])
+    with MessageStore(page.server.store) as seeded:  # a turn that ended (its completion kept) with a call unanswered:
+        seeded.save_many("broken", [ChatMessage.user("Hi"),  # the next turn cannot run
+                                    ChatMessage.assistant(tool_calls=[ToolCall("call_1", "list_recipes", {})])],
+                         meta=[None, {"completion": {"success": False, "error": "the model call failed", "code": "model"}}])
     owner = socketio.SimpleClient()
     owner.connect(page.server.url, auth={"token": "owner-token-1"}, wait_timeout=TIMEOUT)
     try:

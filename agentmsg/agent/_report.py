@@ -9,7 +9,9 @@ The turn decides; the ``Reporter`` only says so, in the order the chat client ex
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .._frozen import FrozenDict, thaw_json
@@ -25,20 +27,26 @@ from ..events import (
     ReasoningStart,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
     TurnStart,
+    encode,
 )
+from ..events.journal import JOURNAL_EVENTS
 from ..io.mcp import McpToolResult
 from ..messages import ChatMessage
 from ..records import RequestedToolCall
+from ..streaming import ToolCallDelta
 
 
 class Reporter:
     """Emit one turn's socket events to ``on_event`` (nothing when it is None).
 
-    ``tool_ids`` maps each tool call's id to the id of its tool message in the events.
+    ``tool_ids`` maps each tool call's id to the id of its tool message in the events. With
+    ``journal``, the events that change a history (``JOURNAL_EVENTS``) are also kept, as wire
+    pairs, until ``take_journal``: the turn saves them beside its messages.
     """
 
     def __init__(
@@ -48,6 +56,7 @@ class Reporter:
         session_id: str | None,
         new_id: Callable[[], str],
         clock: Callable[[], str],
+        journal: bool = False,
     ) -> None:
         self.on_event = on_event
         self.turn_id = turn_id
@@ -55,28 +64,74 @@ class Reporter:
         self.new_id = new_id
         self.clock = clock
         self.tool_ids: dict[str, str] = {}
+        self.streamed: list[tuple[str, str]] = []  # (tool message id, name) of the calls the last answer streamed
         self._running: set[str] = set()
         self._announced = False
+        self._journaling = journal
+        self._journal: list[list[Any]] = []
+        self._journal_lock = threading.Lock()  # MCP progress is reported from the threads that run the calls
+        self._held: list[Event] | None = None
 
     def emit(self, event: Event) -> None:
-        """Pass ``event`` on, after ``turn:start`` if it is the turn's first."""
+        """Pass ``event`` on, after ``turn:start`` if it is the turn's first (kept back while ``held``)."""
+        if self._journaling and event.EVENT in JOURNAL_EVENTS:
+            with self._journal_lock:
+                self._journal.append(list(encode(event)))
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            self._deliver(event)
+
+    def _deliver(self, event: Event) -> None:
         if self.on_event is not None:
             if not self._announced:
                 self._announced = True
                 self.on_event(TurnStart(turn_id=self.turn_id, session_id=self.session_id))
             self.on_event(event)
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep the events emitted in the block back until it ends (their journal is saved first)."""
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for event in held:
+                self._deliver(event)
+
+    def take_journal(self, *, text: bool) -> list[list[Any]]:
+        """Return the events kept since the last call; ``text=False`` leaves the chunks out (a message holds them)."""
+        with self._journal_lock:
+            taken, self._journal = self._journal, []
+        return _joined(taken, text)
+
+    def peek_journal(self) -> list[list[Any]]:
+        """Return the events kept since the last ``take_journal`` (chunks joined), and keep them."""
+        with self._journal_lock:
+            return _joined(list(self._journal), True)
+
     def answer(self) -> AnswerReport:
         """Return the reporter of one model answer."""
+        self.streamed = []
         return AnswerReport(self)
 
     # --- tool calls --------------------------------------------------------------------------
 
     def tool_pending(self, item: RequestedToolCall) -> None:
-        """Announce a call the model asked for, under a new tool message."""
+        """Announce a call the model asked for, under a new tool message (or the one its stream started)."""
+        if self.streamed and self.streamed[0][1] == item.name:  # the answer streamed this call: its message exists
+            self.tool_ids[item.id] = self.streamed.pop(0)[0]
+            return
         tool_id = self.tool_ids[item.id] = self.new_id()
         self.emit(ToolMessageStart(id=tool_id, tool_name=item.name, title=f"Calling {item.name}", status="pending",
                                    timestamp=self.clock(), arguments=thaw_json(item.call.arguments), tool_call_id=item.id))
+
+    def tools_announced(self, error: str = "the model's answer did not keep this call") -> None:
+        """End the tool messages a stream started for calls its answer does not have (none, normally)."""
+        for tool_id, _ in self.streamed:
+            self.emit(ToolMessageComplete(id=tool_id, status="error", timestamp=self.clock(), error=error))
+        self.streamed = []
 
     def tool_running(self, item: RequestedToolCall) -> None:
         """Mark a call as running (once)."""
@@ -148,21 +203,46 @@ class AnswerReport:
     keeps the text so far.
     """
 
-    __slots__ = ("_report", "_message_id", "_reasoning_id", "_reasoning_index", "said")
+    __slots__ = ("_report", "_message_id", "_reasoning_id", "_reasoning_index", "_calls", "said")
 
     def __init__(self, report: Reporter) -> None:
         self._report = report
         self._message_id: str | None = None
         self._reasoning_id: str | None = None
         self._reasoning_index = 0
+        self._calls: dict[int, _StreamedCall] = {}  # by the stream's index
         self.said: list[str] = []
+
+    def tool_call(self, delta: ToolCallDelta) -> None:
+        """Report a piece of a streamed tool call: its tool message starts once its name is known.
+
+        The arguments follow as ``tool:message:args``; what is open (reasoning, text) ends first.
+        """
+        call = self._calls.get(delta.index)
+        if call is None:
+            call = self._calls[delta.index] = _StreamedCall()
+        call.call_id = call.call_id or delta.id
+        call.name = call.name or delta.name
+        if delta.arguments_delta:
+            call.pieces.append(delta.arguments_delta)
+        if call.tool_id is None:
+            if call.name is None:
+                return  # the pieces wait for the name
+            self.end()
+            call.tool_id = self._report.new_id()
+            self._report.streamed.append((call.tool_id, call.name))
+            self._report.emit(ToolMessageStart(id=call.tool_id, tool_name=call.name, title=f"Calling {call.name}",
+                                               status="pending", timestamp=self._report.clock(), tool_call_id=call.call_id))
+        if call.pieces:
+            self._report.emit(ToolMessageArgs(id=call.tool_id, chunk="".join(call.pieces)))
+            call.pieces = []
 
     def text(self, piece: str) -> None:
         """Report a piece of the answer's text."""
         self._end_reasoning()
         if self._message_id is None:
             self._message_id = self._report.new_id()
-            self._report.emit(MessageStart(id=self._message_id))
+            self._report.emit(MessageStart(id=self._message_id, timestamp=self._report.clock()))
         self.said.append(piece)
         self._report.emit(MessageChunk(id=self._message_id, chunk=piece))
 
@@ -188,7 +268,33 @@ class AnswerReport:
             self._reasoning_id = None
 
 
+class _StreamedCall:
+    """A tool call as its answer streams: its tool message (once its name is known) and pieces not yet sent."""
+
+    __slots__ = ("tool_id", "call_id", "name", "pieces")
+
+    def __init__(self) -> None:
+        self.tool_id: str | None = None
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.pieces: list[str] = []
+
+
 def _short(text: str, limit: int = 500) -> str:
     """Return ``text`` cut to ``limit`` characters for an event's ``error`` (a note for the user, no stack)."""
     text = text.strip() or "failed"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _joined(events: list[list[Any]], text: bool) -> list[list[Any]]:
+    """Return journal events with each run of one message's chunks joined into one (or, without ``text``, left out)."""
+    out: list[list[Any]] = []
+    for name, payload in events:
+        if name == "message:chunk":
+            if not text:
+                continue
+            if out and out[-1][0] == name and out[-1][1]["id"] == payload["id"]:
+                out[-1] = [name, {**out[-1][1], "chunk": out[-1][1]["chunk"] + payload["chunk"]}]
+                continue
+        out.append([name, payload])
+    return out

@@ -88,7 +88,7 @@ from ..io.store import MessageStore
 from ..messages import ChatMessage
 from ..providers import Response
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
-from ..streaming import ReasoningDelta
+from ..streaming import ReasoningDelta, ToolCallDelta
 from ._namespace import ToolNamespace
 from ._report import Reporter
 
@@ -132,6 +132,10 @@ class Outcome:
     def __repr__(self) -> str:
         extra = f", pending={len(self.pending)}" if self.pending else ""
         return f"Outcome(status={self.status!r}, steps={self.steps}{extra})"
+
+
+CUT_OFF = "the model's answer ended before this call was whole"
+"""The error of a tool message a stream started when the answer fails or is cancelled."""
 
 
 def _new_id() -> str:
@@ -200,7 +204,7 @@ class AgentTurn:
         self.conversation_id = conversation_id
         self._new_id = new_id
         self.id = new_id()
-        self._report = Reporter(on_event, self.id, conversation_id, new_id, clock)
+        self._report = Reporter(on_event, self.id, conversation_id, new_id, clock, journal=store is not None)
         self._namespace = ToolNamespace(tools, mcp, self._report.tool_progress)
         self.tools = self._namespace.registry
         self.executor = ToolExecutor(self.tools, policy, timeout=tool_timeout)
@@ -213,13 +217,17 @@ class AgentTurn:
         self._lock = threading.Lock()  # held by the driving thread inside a step (see cancel)
         self._cancel_reason: str | None = None  # a cancel asked for while a step ran
         if message is not None:
+            sent: dict[str, str] = {}
             if isinstance(message, ChatRequest):
+                sent = {"id": message.id} if message.id is not None else {}
+                sent["timestamp"] = message.timestamp or clock()
                 message = message.to_message()
             elif isinstance(message, str):
                 message = ChatMessage.user(message)
             elif not isinstance(message, ChatMessage):
                 raise TypeError(f"message must be a str, ChatMessage or ChatRequest, got {type(message).__name__}")
-            self._append([message])
+            turn_start = {"turnId": self.id, **({"sessionId": conversation_id} if conversation_id else {})}
+            self._append([message], events=[["chat:send", sent or {"timestamp": clock()}], ["turn:start", turn_start]])
         last = history.last_message
         if last is None or last.role.name not in ("USER", "TOOL") or history.pending_tool_call_ids:
             raise ConversationOrderError(
@@ -247,13 +255,27 @@ class AgentTurn:
         """Return the tool message id (of the events) of each tool call of the turn, by call id."""
         return dict(self._report.tool_ids)
 
-    def _append(self, messages: list[ChatMessage]) -> None:
+    def unsaved_events(self) -> list[list[Any]]:
+        """Return the history events of the turn not saved with a message yet (with a store; chunks joined).
+
+        A server that keeps them (``MessageStore.annotate(id, {"draft": ...})``) before it sends a
+        chunk keeps what its clients saw even if the process dies before the message is saved
+        (``events.restore`` and ``events.close_interrupted`` read the draft).
+        """
+        return self._report.peek_journal()
+
+    def _append(self, messages: list[ChatMessage], events: list[list[Any]] | None = None) -> None:
+        """Add messages to the history and save them, the last with the events that made their entries."""
         for message in messages:
             self.history.add(message)
         if self.store is not None and self.conversation_id is not None:
             stored = [m for m in messages if m.role.name != "SYSTEM"]
             if stored:
-                self.store.save_many(self.conversation_id, stored)
+                meta: list[dict[str, Any]] = [{} for _ in stored]
+                journal = (events or []) + self._report.take_journal(text=False)
+                if journal:
+                    meta[-1]["events"] = journal
+                self.store.save_many(self.conversation_id, stored, meta=meta)
 
     @contextmanager
     def _step(self, method: str, *states: str) -> Iterator[None]:
@@ -273,6 +295,12 @@ class AgentTurn:
             self._report.completed(self.steps, message)
         else:
             self._report.failed(error, code, cancelled=status == "cancelled")
+        if self.store is not None and self.conversation_id is not None:
+            journal = self._report.take_journal(text=True)  # what no message took: a partial answer, the completion
+            completion = next(payload for name, payload in reversed(journal) if name == "completion")
+            if error is not None:
+                after = [pair for pair in journal if pair[0] != "completion"]
+                self.store.annotate(self.conversation_id, {"after": after, "completion": completion})
 
     # --- the model ------------------------------------------------------------------------
 
@@ -329,20 +357,25 @@ class AgentTurn:
                         elif type(delta) is ReasoningDelta:
                             if delta.text:
                                 report.reasoning(delta.text, delta.index)
+                        elif type(delta) is ToolCallDelta:
+                            report.tool_call(delta)
                     if self._cancel_reason is not None:  # asked from another thread: stop reading
                         break
                 if self._cancel_reason is not None:  # (also when the caller ended the stream for the cancel)
                     report.end()
+                    self._report.tools_announced(self._cancel_reason)
                     _close_stream(answer)
                     self._cancel_now(self._cancel_reason, "".join(report.said))
                     return
                 response = parser.finish()
         except ValidationError as exc:
             report.end()
+            self._report.tools_announced(CUT_OFF)
             self._finish("error", error=f"the model's answer could not be read: {exc}", exception=exc, code="model")
             return
         except Exception as exc:  # the stream's transport failed half way
             report.end()
+            self._report.tools_announced(CUT_OFF)
             self._finish("error", error=_describe_failure("the model call failed", exc), exception=exc, code="model")
             return
         report.end()
@@ -358,15 +391,19 @@ class AgentTurn:
                              exception=exception, code="model")
 
     def _take(self, message: ChatMessage) -> None:
-        self._append([message])
         if not message.tool_calls:
+            self._report.tools_announced()
+            self._append([message])
             self._finish("completed", message=message)
             return
         request = ToolRequest.of(list(message.tool_calls), id=self._new_id())
         self._request = self.executor.apply_policy(request)
         self._results = {}
-        for item in self._request.calls:
-            self._report.tool_pending(item)
+        with self._report.held():  # the tool messages are announced once the message that asks for them is saved
+            for item in self._request.calls:
+                self._report.tool_pending(item)
+            self._report.tools_announced()
+            self._append([message])
         self.state = "tools"
 
     # --- tools ----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ message), ``turn:start`` (the turn's id), ``reasoning:start`` / ``reasoning:chun
 ``reasoning:end`` for the model's readable reasoning, ``message:start``, ``message:chunk`` and
 ``message:end`` for streamed assistant text (``kind: chat``), ``tool:message:start`` /
 ``tool:message:update`` / ``tool:message:complete`` for a tool's visible progress (``kind:
-tool``), ``tool:approval:request`` when a call waits for a person, ``tool:artifact`` to attach
+tool``; ``tool:message:args`` pieces of its arguments while the model streams them), ``tool:approval:request`` when a call waits for a person, ``tool:artifact`` to attach
 a full artifact to a tool message, ``progress`` for the overall task, and one ``completion``
 that closes the turn. The client may send ``chat:cancel`` (end the running turn) and
 ``tool:approval:response`` (decide a pending call). A
@@ -38,6 +38,7 @@ from __future__ import annotations
 from .history import TOOL_STATUSES, ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
 from .protocol import EVENT_NAMES, REMOVED_EVENTS, Event, decode, encode, room_for, session_room
 from .reducer import SessionReducer
+from .journal import close_interrupted, restore
 from .requests import ChatCancel, ChatInitRequest, ChatRequest, ImageAttachment, ToolApprovalResponse
 from .stream import (
     COMPLETION_CODES,
@@ -51,6 +52,7 @@ from .stream import (
     ReasoningStart,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
@@ -72,6 +74,7 @@ __all__ = [
     "ReasoningChunk",
     "ReasoningEnd",
     "ToolMessageStart",
+    "ToolMessageArgs",
     "ToolMessageUpdate",
     "ToolMessageComplete",
     "ToolApprovalRequest",
@@ -84,6 +87,8 @@ __all__ = [
     "ToolEntry",
     "HistoryEntry",
     "SessionReducer",
+    "restore",
+    "close_interrupted",
     "encode",
     "decode",
     "session_room",

@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
-from .._checks import check_array, check_choice, check_items, check_nonempty, check_str, expect_object
+from .._checks import check_array, check_choice, check_items, check_nonempty, check_str, expect_object, expected
 from .._fieldtable import Codec, each, field_table, row, size
 from .._frozen import FrozenDict, check_json_object, thaw_json
 from .._time import check_wire_timestamp
@@ -28,10 +29,30 @@ def check_artifact(value: object, path: str) -> FrozenDict:
     return artifact
 
 
+IMAGE_URL = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}|https?://\S+", re.ASCII)
+
+
+def check_image_url(value: object, path: str) -> str:
+    """Return an image a history shows: a ``data:image/...;base64,`` URL or an ``http(s)://`` URL."""
+    text = check_nonempty(value, path)
+    if not IMAGE_URL.fullmatch(text):
+        raise ValidationError("must be a data:image/<png|jpeg|gif|webp>;base64, URL or an http(s) URL", path, "pattern")
+    return text
+
+
+def check_failed_completion(value: object, path: str) -> FrozenDict:
+    """Return a failed ``completion`` payload: ``success: false`` and a non-empty ``error``."""
+    completion = check_json_object(value, path)
+    if completion.get("success") is not False:
+        raise expected("a failed completion (success: false)", completion.get("success"), f"{path}.success")
+    check_nonempty(completion.get("error"), f"{path}.error")
+    return completion
+
+
 @field_table(tags=(("role", "user"),))
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class UserEntry(Codec):
-    """A user message in the session history: ``{"id"?, "role", "content", "timestamp"}``.
+    """A user message in the session history: ``{"id"?, "role", "content", "timestamp", "image"?, "completion"?}``.
 
     >>> UserEntry(content="Hi", timestamp="2024-05-01T12:00:00Z").to_dict()
     {'role': 'user', 'content': 'Hi', 'timestamp': '2024-05-01T12:00:00Z'}
@@ -39,12 +60,20 @@ class UserEntry(Codec):
     UserEntry(id='u1', content=<2 chars>)
 
     ``id`` (optional) is the entry's id, unique among the history's ids, so a snapshot
-    round-trips into front-ends that key every message.
+    round-trips into front-ends that key every message. ``image`` (optional) is the image the
+    user attached, as a ``data:`` URL (or an ``http(s)`` URL the server keeps it at).
+    ``completion`` (optional) is the failed ``completion`` of the turn this message opened
+    (``cancelled``, ``interrupted``, ...): a client marks the turn with it.
     """
 
     id: str | None = field(default=None, metadata=row("id", check_nonempty, optional=True))
     content: str = field(metadata=row("content", check_str, show=size("char")))
     timestamp: str = field(metadata=row("timestamp", check_wire_timestamp, show=False))
+    image: str | None = field(default=None, metadata=row("image", check_image_url, optional=True, show=False))
+    completion: FrozenDict | None = field(
+        default=None,
+        metadata=row("completion", check_failed_completion, optional=True, encode=thaw_json, show=False),
+    )
 
 
 @field_table(tags=(("role", "assistant"), ("kind", "chat")))

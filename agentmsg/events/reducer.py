@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .._checks import expected
-from .._frozen import FrozenDict
+from .._frozen import FrozenDict, check_json_object
+from .._json import loads_strict
 from .._time import check_wire_timestamp, now_wire_timestamp
 from ..errors import ValidationError
 from .history import FINAL_STATUSES, ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
@@ -29,13 +30,17 @@ from .stream import (
     ReasoningStart,
     ToolApprovalRequest,
     ToolArtifact,
+    ToolMessageArgs,
     ToolMessageComplete,
     ToolMessageStart,
     ToolMessageUpdate,
     TurnStart,
 )
 
-__all__ = ["SessionReducer"]
+__all__ = ["SessionReducer", "MAX_ARGUMENTS"]
+
+MAX_ARGUMENTS = 1 << 20
+"""The bound of one tool message's streamed arguments (``tool:message:args``), in characters."""
 
 
 class SessionReducer:
@@ -62,8 +67,11 @@ class SessionReducer:
     (``protocol``); a ``completion`` needs an open turn (``protocol``, also when sent twice), a
     ``finalArtifactId`` that names a known artifact (``unknown``), and an artifact stays bound to
     its first message (``unique``). ``clock`` stamps the user and
-    chat messages, whose events carry no timestamp (default: UTC now); ``new_id``, when given,
-    gives each user entry an id (default: none, as before). Thread-safe.
+    chat messages whose events carry no timestamp (default: UTC now); ``new_id``, when given,
+    gives each user entry an id that its ``chat:send`` does not carry (default: none, as
+    before). A ``chat:send`` with an ``id`` and ``timestamp`` (the server's echo) makes the user
+    entry with them, and its image becomes the entry's ``image`` (a ``data:`` URL); a failed
+    ``completion`` is kept on the user entry of its turn (``completion``). Thread-safe.
 
     The turn, message, reasoning and approval events have rules of their own: ``turn:start``
     names the turn ``chat:send`` opened (or opens one), and ``completion``,
@@ -90,9 +98,12 @@ class SessionReducer:
         self._entries: list[HistoryEntry] = []
         self._index: dict[str, int] = {}
         self._chunks: dict[str, list[str]] = {}  # chat message id -> text not yet folded in
+        self._args: dict[str, list[str]] = {}  # tool message id -> its streamed arguments (tool:message:args)
+        self._args_size: dict[str, int] = {}
         self._artifacts: dict[str, FrozenDict] = {}
         self._owner: dict[str, str] = {}  # artifact id -> tool message id
         self._turn: Literal["none", "open", "completed"] = "none"
+        self._turn_entry: int | None = None  # the index of the user entry that opened the turn
         self._progress: Progress | None = None
         self._completion: Completion | None = None
         if init is not None:
@@ -109,6 +120,8 @@ class SessionReducer:
         self._reasoning = {}
         self._asked = set()
         self._chunks = {}
+        self._args = {}
+        self._args_size = {}
         self._artifacts = {a["id"]: a for a in init.artifacts}
         self._owner = {
             artifact_id: entry.id
@@ -117,6 +130,7 @@ class SessionReducer:
             for artifact_id in entry.artifact_ids
         }
         self._turn = "none"
+        self._turn_entry = None
         self._progress = None
         self._completion = None
 
@@ -179,6 +193,17 @@ class SessionReducer:
                 text = "".join(parts)
                 self._entries[i] = replace(entry, content=text)
                 parts[:] = [text]
+        for tool_id, pieces in self._args.items():
+            text = "".join(pieces)
+            pieces[:] = [text]
+            try:
+                arguments = check_json_object(loads_strict(text), "arguments")
+            except ValidationError:  # not whole yet (or never): the entry keeps no arguments
+                continue
+            i = self._index[tool_id]
+            entry = self._entries[i]
+            assert type(entry) is ToolEntry  # _on_tool_args took only tool messages
+            self._entries[i] = replace(entry, arguments=arguments)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -246,14 +271,18 @@ class SessionReducer:
             raise ValidationError(f"{name} needs a running turn", "", "protocol")
 
     def _on_send(self, event: ChatRequest) -> None:
-        entry_id = None
-        if self._new_entry_id is not None:
+        entry_id = event.id
+        if entry_id is not None:
+            self._new_id(entry_id)
+        elif self._new_entry_id is not None:
             entry_id = self._new_entry_id()
             if entry_id in self._index or entry_id in self._reasoning:
                 raise ValidationError("new_id gave an id already used in the session", "id", "unique")
-        entry = UserEntry(id=entry_id, content=event.message, timestamp=self._stamp())
+        image = event.image.data_url() if event.image is not None else None
+        entry = UserEntry(id=entry_id, content=event.message, timestamp=event.timestamp or self._stamp(), image=image)
         if entry_id is not None:
             self._index[entry_id] = len(self._entries)
+        self._turn_entry = len(self._entries)
         self._entries.append(entry)
         self._turn = "open"
         self._turn_id = None
@@ -271,13 +300,15 @@ class SessionReducer:
     def _on_turn_start(self, event: TurnStart) -> None:
         if self._turn == "open" and self._turn_id is not None:
             raise ValidationError("a turn is already running; it must complete first", "turnId", "protocol")
+        if self._turn != "open":
+            self._turn_entry = None  # a turn no chat:send opened: no user entry to mark
         self._turn = "open"
         self._turn_id = event.turn_id
 
     def _on_start(self, event: MessageStart) -> None:
         self._new_id(event.id)
         self._not_reasoning("message:start")
-        entry = ChatEntry(id=event.id, content=event.content, timestamp=self._stamp())
+        entry = ChatEntry(id=event.id, content=event.content, timestamp=event.timestamp or self._stamp())
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
         self._chunks[event.id] = [event.content]
@@ -332,6 +363,22 @@ class SessionReducer:
         entry = event.to_entry()
         self._index[event.id] = len(self._entries)
         self._entries.append(entry)
+
+    def _on_tool_args(self, event: ToolMessageArgs) -> None:
+        i, entry = self._tool(event.id, "id", "tool:message:args")
+        pieces = self._args.get(event.id)
+        if pieces is None:
+            if entry.arguments is not None:
+                raise ValidationError("the tool message's arguments came whole with tool:message:start", "id", "protocol")
+            pieces = self._args[event.id] = []
+        if entry.status != "pending":
+            raise ValidationError(f"tool:message:args needs a pending tool message, not a {entry.status} one", "id",
+                                  "protocol")
+        size = self._args_size.get(event.id, 0) + len(event.chunk)
+        if size > MAX_ARGUMENTS:
+            raise ValidationError(f"the streamed arguments must be at most {MAX_ARGUMENTS} characters", "chunk", "size")
+        pieces.append(event.chunk)
+        self._args_size[event.id] = size
 
     def _on_tool_update(self, event: ToolMessageUpdate) -> None:
         i, entry = self._tool(event.id, "id", "tool:message:update")
@@ -402,6 +449,10 @@ class SessionReducer:
         if event.turn_id is not None:
             self._turn_id = event.turn_id
         self._completion = event
+        opened = None if self._turn_entry is None else self._entries[self._turn_entry]
+        if not event.success and type(opened) is UserEntry:
+            self._entries[self._turn_entry] = replace(opened, completion=FrozenDict(event.to_dict()))  # type: ignore[index]  # set with opened
+        self._turn_entry = None
         self._open_messages.clear()  # a server that never sends message:end: its messages close here
         self._asked.clear()
 
@@ -426,6 +477,7 @@ _HANDLERS: dict[type[Any], Callable[[SessionReducer, Any], None]] = {
     ReasoningChunk: SessionReducer._on_reasoning_chunk,
     ReasoningEnd: SessionReducer._on_reasoning_end,
     ToolMessageStart: SessionReducer._on_tool_start,
+    ToolMessageArgs: SessionReducer._on_tool_args,
     ToolMessageUpdate: SessionReducer._on_tool_update,
     ToolMessageComplete: SessionReducer._on_tool_complete,
     ToolApprovalRequest: SessionReducer._on_approval_request,

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from .._checks import check_bool, check_nonempty, check_str, expected, missing
 from .._fieldtable import Codec, field_table, nested, row, size
+from .._time import check_wire_timestamp
 from ..content import ImagePart, ImageSource, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
@@ -63,6 +64,14 @@ class ImageAttachment(Codec):
         """
         return ImageSource.from_base64(self.data, self.media_type)
 
+    def data_url(self) -> str:
+        """Return the image as a ``data:`` URL (what a history entry shows).
+
+        >>> ImageAttachment(data="iVBORw0KGgo=", media_type="image/png").data_url()
+        'data:image/png;base64,iVBORw0KGgo='
+        """
+        return f"data:{self.media_type};base64,{self.data}"
+
 
 def _image(value: object, path: str) -> object:
     if type(value) is not ImageAttachment:
@@ -86,6 +95,9 @@ class ChatRequest(Codec):
     ... except ValidationError as exc:
     ...     print(exc)
     message: must not be empty unless an image is attached
+
+    ``id`` and ``timestamp`` (optional) are set by the server on the echo it sends to the
+    session's room: the user entry's id and time, as ``chat:init`` shows them later.
     """
 
     EVENT: ClassVar[str] = "chat:send"
@@ -97,6 +109,8 @@ class ChatRequest(Codec):
     image: ImageAttachment | None = field(
         default=None, metadata=row("image", _image, optional=True, decode=nested(ImageAttachment.from_dict))
     )
+    id: str | None = field(default=None, metadata=row("id", check_nonempty, optional=True))
+    timestamp: str | None = field(default=None, metadata=row("timestamp", check_wire_timestamp, optional=True, show=False))
 
     def __post_init__(self) -> None:
         if self.image is None and not self.message.strip():

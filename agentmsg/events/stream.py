@@ -26,6 +26,7 @@ __all__ = [
     "ReasoningChunk",
     "ReasoningEnd",
     "ToolMessageStart",
+    "ToolMessageArgs",
     "ToolMessageUpdate",
     "ToolMessageComplete",
     "ToolApprovalRequest",
@@ -43,6 +44,7 @@ COMPLETION_CODES = FrozenDict(
         "tool": "a tool failed in a way the model cannot recover from",
         "step_limit": "the step limit was reached with tool calls still coming",
         "internal": "the backend's own failure (a bug, not the client's)",
+        "interrupted": "the process running the turn stopped (a restart, a kill) before it ended",
     }
 )
 """The ``code`` values of a failed ``completion`` this package sends (any non-empty string decodes)."""
@@ -72,6 +74,9 @@ class MessageStart(Codec):
 
     >>> MessageStart(id="m1").to_dict()
     {'id': 'm1', 'role': 'assistant', 'content': ''}
+
+    ``timestamp`` (optional) is when the message began: the history entry's timestamp (without
+    it, a reducer stamps the entry with its own clock).
     """
 
     EVENT: ClassVar[str] = "message:start"
@@ -81,6 +86,7 @@ class MessageStart(Codec):
         default="assistant", metadata=row("role", check_choice, ("assistant",), required=True, show=False)
     )
     content: str = field(default="", metadata=row("content", check_str, show=size("char")))
+    timestamp: str | None = field(default=None, metadata=row("timestamp", check_wire_timestamp, optional=True, show=False))
 
 
 @field_table()
@@ -214,6 +220,25 @@ class ToolMessageStart(Codec):
             arguments=self.arguments,
             tool_call_id=self.tool_call_id,
         )
+
+
+@field_table()
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class ToolMessageArgs(Codec):
+    """``tool:message:args``: a piece of a started tool message's arguments, as the model streams them.
+
+    >>> ToolMessageArgs(id="t1", chunk='{"q": "par')
+    ToolMessageArgs(id='t1', chunk=<10 chars>)
+
+    The pieces, joined in order, are the call's arguments as JSON text. They follow a
+    ``tool:message:start`` sent without ``arguments`` and come before the tool message's
+    other events.
+    """
+
+    EVENT: ClassVar[str] = "tool:message:args"
+
+    id: str = field(metadata=row("id", check_nonempty))
+    chunk: str = field(metadata=row("chunk", check_str, show=size("char")))
 
 
 def _patch(value: object, path: str) -> FrozenDict:
@@ -392,7 +417,7 @@ class Completion(Codec):
 
     ``turnId`` names the turn (as its ``turn:start`` did); a failed completion may say why with
     ``code`` (``COMPLETION_CODES``: ``cancelled``, ``model``, ``tool``, ``step_limit``,
-    ``internal``; any non-empty string decodes) and ``cancelled: true`` when it was cancelled.
+    ``internal``, ``interrupted``; any non-empty string decodes) and ``cancelled: true`` when it was cancelled.
     Absent optional fields are omitted.
     """
 

@@ -38,6 +38,7 @@ class Dialect:
                 PRIMARY KEY (conversation_id, seq)
             ) WITHOUT ROWID""",
         ),
+        ("ALTER TABLE messages ADD COLUMN meta TEXT",),
     )
 
     def sql(self, statement: str) -> str:
@@ -109,6 +110,7 @@ class PostgresDialect(Dialect):
             "CREATE TABLE agentmsg_schema (version INTEGER NOT NULL)",
             "INSERT INTO agentmsg_schema (version) VALUES (0)",
         ),
+        ("ALTER TABLE agentmsg_messages ADD COLUMN meta TEXT",),
     )
 
     def sql(self, statement: str) -> str:

@@ -15,10 +15,12 @@ The database is a file path or ``":memory:"`` (the standard library's ``sqlite3`
 ``postgresql://`` URL (psycopg 3, which the caller installs: the package imports no driver
 until such a URL is opened), or any DB-API 2.0 connection factory of either dialect.
 
-Theory of operation. One table, ``messages(conversation_id, seq, role, body)`` (named
+Theory of operation. One table, ``messages(conversation_id, seq, role, body, meta)`` (named
 ``agentmsg_messages`` in PostgreSQL, where a shared database may hold someone else's
 ``messages``), keyed by ``(conversation_id, seq)``: ``body`` is the message's canonical JSON
-(``to_json``), ``role`` and ``seq`` are there for SQL (ordering, inspection, the role CHECK).
+(``to_json``), ``role`` and ``seq`` are there for SQL (ordering, inspection, the role CHECK),
+``meta`` is an optional JSON object the caller keeps beside the message (``AgentTurn`` keeps
+what the socket events said: ids, titles, timestamps; NULL in rows written before layout 2).
 A save runs as one transaction that first takes the conversation's write lock (SQLite:
 ``BEGIN IMMEDIATE``, the database's single writer lock; PostgreSQL: a transaction-scoped
 advisory lock on the conversation id's hash), then the next ``seq`` numbers, then inserts every
@@ -48,6 +50,7 @@ same new database at once wait for each other (bounded by ``timeout``).
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import os
 import re
@@ -56,11 +59,12 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from .._checks import check_nonempty, map_items, type_name
+from .._frozen import check_json_object, thaw_json
 from .._json import loads_strict, to_json
 from ..errors import ProcessingError, ValidationError
 from ..messages import ChatMessage
@@ -71,7 +75,7 @@ __all__ = ["MessageStore", "StoreError", "SCHEMA_VERSION", "MAX_CONVERSATION_ID"
 
 R = TypeVar("R")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # At most this many characters in a conversation id: PostgreSQL's btree keys hold ~2,700 bytes,
 # and an id is a key on both backends (4 bytes per character at worst, so 512 fit everywhere).
@@ -117,7 +121,8 @@ def _driver_error(exc: BaseException) -> bool:
 
 
 _STORED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
-_INSERT = "INSERT INTO {table} (conversation_id, seq, role, body) VALUES (?, ?, ?, ?)"
+_INSERT = "INSERT INTO {table} (conversation_id, seq, role, body, meta) VALUES (?, ?, ?, ?, ?)"
+Row = tuple[str, str, "str | None"]
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -135,13 +140,28 @@ def _row(message: object) -> tuple[str, str]:
     return role, to_json(message)
 
 
-def _loaded(row: tuple[str, str]) -> ChatMessage:
+def _meta_json(meta: object, path: str = "") -> str | None:
+    """Return the stored text of a message's ``meta`` (a JSON object), or None."""
+    if meta is None:
+        return None
+    return json.dumps(thaw_json(check_json_object(meta, path)), ensure_ascii=False, separators=(",", ":"))
+
+
+def _loaded(row: tuple[str, str] | tuple[str, str, str | None]) -> ChatMessage:
     """Parse a stored row; refuse one whose body is not a stored role or disagrees with its column."""
-    role, body = row
+    role, body = row[0], row[1]
     message = ChatMessage.from_dict(loads_strict(body))
     if _STORED_ROLES.get(message.role) != role:  # written past the store: a system prompt, a role swap
         raise ValidationError("the stored role does not match the stored message (not written by this store)", "role", "value")
     return message
+
+
+def _loaded_with_meta(row: tuple[str, str, str | None]) -> tuple[ChatMessage, dict[str, Any] | None]:
+    """Parse a stored row and its ``meta`` (None when the row has none)."""
+    meta = None if row[2] is None else loads_strict(row[2])
+    if meta is not None and not isinstance(meta, dict):
+        raise ValidationError(f"expected an object, got {type_name(meta)}", "meta", "type")
+    return _loaded(row), meta
 
 
 def _conversation_id(value: object) -> str:
@@ -361,22 +381,23 @@ class MessageStore:
 
     # -- the API ----------------------------------------------------------------------------------
 
-    def save(self, conversation_id: str, message: ChatMessage) -> None:
-        """Append one message to a conversation.
+    def save(self, conversation_id: str, message: ChatMessage, *, meta: Mapping[str, Any] | None = None) -> None:
+        """Append one message to a conversation (with ``meta``, a JSON object kept beside it).
 
         >>> with MessageStore(":memory:") as store:
-        ...     store.save("c1", ChatMessage.user("Hi"))
-        ...     store.load("c1")[0].text
-        'Hi'
+        ...     store.save("c1", ChatMessage.user("Hi"), meta={"id": "u1"})
+        ...     store.load("c1")[0].text, store.load_with_meta("c1")[0][1]
+        ('Hi', {'id': 'u1'})
         """
         conversation_id = _conversation_id(conversation_id)
         try:
-            row = _row(message)
+            role, body = _row(message)
         except ValidationError as exc:
             raise exc.prefixed("message") from None
-        self._write(conversation_id, [row])
+        self._write(conversation_id, [(role, body, _meta_json(meta, "meta"))])
 
-    def save_many(self, conversation_id: str, messages: Iterable[ChatMessage]) -> int:
+    def save_many(self, conversation_id: str, messages: Iterable[ChatMessage], *,
+                  meta: Iterable[Mapping[str, Any] | None] | None = None) -> int:
         """Append messages to a conversation in one transaction (all or nothing); return how many.
 
         >>> try:
@@ -385,16 +406,63 @@ class MessageStore:
         ... except ValidationError as exc:
         ...     print(exc)
         messages[1].role: expected one of 'system', 'user', 'assistant', 'tool'
+
+        ``meta``, when given, holds one JSON object (or None) per message, in order.
         """
         conversation_id = _conversation_id(conversation_id)
         if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Iterable):
             raise ValidationError(f"expected a list of messages, got {type_name(messages)}", "messages", "type")
-        rows: list[tuple[str, str]] = map_items(_row, messages, "messages")
-        if rows:
-            self._write(conversation_id, rows)
-        return len(rows)
+        pairs: list[tuple[str, str]] = map_items(_row, messages, "messages")
+        metas: list[str | None] = [None] * len(pairs)
+        if meta is not None:
+            if isinstance(meta, (str, bytes, dict)) or not isinstance(meta, Iterable):
+                raise ValidationError(f"expected a list of objects, got {type_name(meta)}", "meta", "type")
+            metas = map_items(_meta_json, meta, "meta")
+            if len(metas) != len(pairs):
+                raise ValidationError(f"must hold one item per message ({len(pairs)})", "meta", "size")
+        if pairs:
+            self._write(conversation_id, [(role, body, text) for (role, body), text in zip(pairs, metas)])
+        return len(pairs)
 
-    def _write(self, conversation_id: str, rows: list[tuple[str, str]]) -> None:
+    def annotate(self, conversation_id: str, meta: Mapping[str, Any]) -> bool:
+        """Merge ``meta``'s keys into the ``meta`` of a conversation's last message; False if it has none.
+
+        >>> with MessageStore(":memory:") as store:
+        ...     store.save("c1", ChatMessage.user("Hi"), meta={"id": "u1"})
+        ...     store.annotate("c1", {"done": True}), store.load_with_meta("c1")[0][1]
+        (True, {'id': 'u1', 'done': True})
+
+        A key already there is replaced. The read and the write run in one transaction under
+        the conversation's write lock, so a concurrent ``save`` lands before or after, whole.
+        """
+        conversation_id = _conversation_id(conversation_id)
+        added = thaw_json(check_json_object(meta, "meta"))
+        dialect = self._dialect
+
+        def write(cursor: Cursor) -> bool:
+            for statement in dialect.begin_write:
+                cursor.execute(statement)
+            try:
+                dialect.lock_conversation(cursor, conversation_id)
+                cursor.execute(
+                    dialect.sql("SELECT seq, meta FROM {table} WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1"),
+                    (conversation_id,),
+                )
+                last = cursor.fetchone()
+                if last is not None:
+                    merged = {} if last[1] is None else dict(loads_strict(last[1]))
+                    merged.update(added)
+                    cursor.execute(dialect.sql("UPDATE {table} SET meta = ? WHERE conversation_id = ? AND seq = ?"),
+                                   (_meta_json(merged), conversation_id, last[0]))
+                cursor.execute("COMMIT")
+            except BaseException:
+                _rollback(cursor)
+                raise
+            return last is not None
+
+        return self._sql(write, write=True)
+
+    def _write(self, conversation_id: str, rows: list[Row]) -> None:
         dialect = self._dialect
 
         def write(cursor: Cursor) -> None:
@@ -409,7 +477,7 @@ class MessageStore:
                 last = int(cursor.fetchone()[0])
                 cursor.executemany(
                     dialect.sql(_INSERT),
-                    [(conversation_id, last + 1 + i, role, body) for i, (role, body) in enumerate(rows)],
+                    [(conversation_id, last + 1 + i, role, body, meta) for i, (role, body, meta) in enumerate(rows)],
                 )
                 cursor.execute("COMMIT")
             except BaseException:
@@ -434,6 +502,24 @@ class MessageStore:
             return list(cursor.fetchall())
 
         return tuple(map_items(_loaded, self._sql(read), "messages"))
+
+    def load_with_meta(self, conversation_id: str) -> tuple[tuple[ChatMessage, dict[str, Any] | None], ...]:
+        """Return a conversation's messages, each with its ``meta`` (None when it was saved without).
+
+        >>> with MessageStore(":memory:") as store:
+        ...     store.save_many("c1", [ChatMessage.user("Hi"), ChatMessage.assistant("Hello")], meta=[None, {"id": "m1"}])
+        ...     [(m.text, meta) for m, meta in store.load_with_meta("c1")]
+        2
+        [('Hi', None), ('Hello', {'id': 'm1'})]
+        """
+        conversation_id = _conversation_id(conversation_id)
+        sql = self._dialect.sql("SELECT role, body, meta FROM {table} WHERE conversation_id = ? ORDER BY seq")
+
+        def read(cursor: Cursor) -> list[tuple[str, str, str | None]]:
+            cursor.execute(sql, (conversation_id,))
+            return list(cursor.fetchall())
+
+        return tuple(map_items(_loaded_with_meta, self._sql(read), "messages"))
 
     def count(self, conversation_id: str) -> int:
         """Return how many messages a conversation holds."""

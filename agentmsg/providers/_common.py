@@ -22,7 +22,7 @@ from typing import Any
 from .._checks import expected, get_optional_object, get_optional_str, missing, type_name
 from .._frozen import FrozenDict, check_json_object
 from .._images import decode_base64, sniff, split_data_url
-from ..content import IMAGE_MEDIA_TYPES, ImageSource, ReasoningPart
+from ..content import IMAGE_MEDIA_TYPES, ImageSource, ReasoningPart, TextPart
 from ..errors import ValidationError
 from ..messages import ChatMessage
 from ..tools import ToolCall, to_canonical_name, to_wire_name
@@ -56,6 +56,7 @@ __all__ = [
     "get_inner_str",
     "check_assistant_role",
     "assistant",
+    "assistant_of_texts",
     "freeze_usage",
 ]
 
@@ -376,6 +377,23 @@ def assistant(content: Any, calls: tuple[ToolCall, ...], reasoning: Iterable[Rea
     if not calls:
         return ChatMessage.assistant("" if content is None else content, (), reasoning)
     return ChatMessage.assistant(None if content == "" else content, calls, reasoning)
+
+
+def assistant_of_texts(texts: list[TextPart], calls: tuple[ToolCall, ...], reasoning: Iterable[ReasoningPart]) -> ChatMessage:
+    """Return the assistant message of a turn's text parts: empty ones left out, one reads as a string.
+
+    A duplicate tool call id is reported at ``content``, where the blocks were.
+    """
+    content: Any = None
+    texts = [part for part in texts if part.text]
+    if len(texts) == 1:
+        content = texts[0].text
+    elif texts:
+        content = tuple(texts)
+    try:
+        return assistant(content, calls, reasoning)
+    except ValidationError as exc:  # duplicate tool call ids
+        raise relocate(exc, "content") from None
 
 
 def freeze_usage(usage: object, path: str) -> FrozenDict | None:

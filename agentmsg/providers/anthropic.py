@@ -47,9 +47,9 @@ from ..streaming import ReasoningAccumulator, ReasoningDelta, ToolCallAccumulato
 from ..tools import ToolCall, ToolDefinition, to_wire_name
 from ._response import Response
 from ._common import (
-    ANTHROPIC_NAMES, UNSUPPORTED, assistant, canonical_name, check_assistant_role, checked_messages, dump_arguments,
+    ANTHROPIC_NAMES, UNSUPPORTED, assistant_of_texts, canonical_name, check_assistant_role, checked_messages, dump_arguments,
     expect_items, freeze_usage, get_inner_str, image_data, image_from_url, join_texts, make_call, not_a_message,
-    payload, provider_error, relocate, rename, request_body, wire_name,
+    payload, provider_error, rename, request_body, wire_name,
 )
 from ._reasoning import of_provider
 from ._stream import Piece, StreamReader, add_call_delta, finish_calls, incomplete
@@ -369,7 +369,7 @@ def _assistant_from(content: Any) -> ChatMessage:
     items = map_items(_assistant_item, content, "content")
     texts = [item for item in items if type(item) is TextPart]
     thinking = [item for item in items if type(item) is ReasoningPart]
-    return _assistant(texts, tuple(item for item in items if type(item) is ToolCall), thinking)
+    return assistant_of_texts(texts, tuple(item for item in items if type(item) is ToolCall), thinking)
 
 
 def _assistant_item(block: Any) -> TextPart | ToolCall | ReasoningPart:
@@ -385,19 +385,6 @@ def _assistant_item(block: Any) -> TextPart | ToolCall | ReasoningPart:
     if kind == "redacted_thinking":
         return reasoning_part("", get_str(block, "data"), True, PROVIDER)
     raise _unsupported_block(kind)
-
-
-def _assistant(texts: list[TextPart], calls: tuple[ToolCall, ...], thinking: Iterable[ReasoningPart]) -> ChatMessage:
-    content: Any = None
-    texts = [part for part in texts if part.text]
-    if len(texts) == 1:
-        content = texts[0].text
-    elif texts:
-        content = tuple(texts)
-    try:
-        return assistant(content, calls, thinking)
-    except ValidationError as exc:  # duplicate tool_use ids
-        raise relocate(exc, "content") from None
 
 
 def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
@@ -628,4 +615,4 @@ class StreamParser(StreamReader):
             raise incomplete("message_stop")
         texts = [TextPart("".join(pieces)) for _, pieces in sorted(self._texts.items())]
         usage = freeze_usage(self._usage, "usage") if self._usage else None
-        return Response(_assistant(texts, calls, self._reasoning.finish()), self._finish_reason, usage)
+        return Response(assistant_of_texts(texts, calls, self._reasoning.finish()), self._finish_reason, usage)

@@ -31,7 +31,7 @@ from .._checks import type_name
 from .._frozen import thaw_json
 from ..content import ContentPart, TextPart
 from ..errors import ValidationError
-from ..events import ChatEntry, ChatInit, Event, HistoryEntry, ToolEntry, UserEntry, decode
+from ..events import ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
 from ..messages import ChatMessage
 from ._common import (
     MAX_IMAGE_BYTES,
@@ -48,9 +48,10 @@ from ._common import (
     text,
     user_id,
 )
+from ._translate import Out, Translator
 
 __all__ = ["AguiRun", "RunInput", "Decision", "parse_run_input", "messages_snapshot", "error_events", "sse",
-           "TOOL_ACTIVITY", "ARTIFACT_ACTIVITY", "PROGRESS_EVENT", "CONTENT_TYPE"]
+           "TOOL_ACTIVITY", "ARTIFACT_ACTIVITY", "PROGRESS_EVENT", "TOOL_ERROR_PREFIX", "CONTENT_TYPE"]
 
 CONTENT_TYPE = "text/event-stream"
 TOOL_ACTIVITY = "agentmsg.tool"
@@ -59,6 +60,8 @@ ARTIFACT_ACTIVITY = "agentmsg.artifact"
 """The ``activityType`` of an artifact (``ACTIVITY_SNAPSHOT`` keyed ``artifact:<id>``)."""
 PROGRESS_EVENT = "agentmsg.progress"
 """The ``name`` of the ``CUSTOM`` event that carries ``progress``."""
+TOOL_ERROR_PREFIX = "Error: "
+"""How a failed tool call's ``TOOL_CALL_RESULT`` content begins (the error text follows it)."""
 APPROVAL_REASON = "tool_approval"
 _APPROVAL_SCHEMA = {
     "type": "object",
@@ -79,37 +82,40 @@ def _artifact_id(artifact_id: str) -> str:
     return "artifact:" + artifact_id
 
 
-class AguiRun:
+class AguiRun(Translator):
     """Translate one run's agentmsg events into AG-UI events, keeping AG-UI's order rules.
 
     >>> from .. import events
     >>> run = AguiRun(thread_id="s1", run_id="r1")
-    >>> out = run.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
-    ...                                             timestamp="2024-05-01T12:00:00Z"))
-    >>> [(e["type"], e.get("toolCallId") or e.get("messageId")) for e in out]
-    [('RUN_STARTED', None), ('TOOL_CALL_START', 't1'), ('TOOL_CALL_END', 't1'), ('ACTIVITY_SNAPSHOT', 't1:activity')]
+    >>> out = run.translate(events.ToolMessageStart(id="t1", tool_name="find_recipe", title="Calling find_recipe",
+    ...                                             status="pending", timestamp="2024-05-01T12:00:00Z"))
+    >>> out += run.translate(events.ToolMessageArgs(id="t1", chunk='{"name": '))
+    >>> out += run.translate(events.ToolMessageArgs(id="t1", chunk='"Omelette"}'))
+    >>> out += run.translate(events.ToolMessageUpdate(id="t1", patch={"status": "running"}))
+    >>> [(e["type"], e.get("delta") or e.get("toolCallId") or e.get("messageId")) for e in out]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('RUN_STARTED', None), ('TOOL_CALL_START', 't1'), ('TOOL_CALL_ARGS', '{"name": '),
+     ('TOOL_CALL_ARGS', '"Omelette"}'), ('TOOL_CALL_END', 't1'), ('ACTIVITY_SNAPSHOT', 't1:activity'),
+     ('ACTIVITY_SNAPSHOT', 't1:activity')]
 
     The first event is ``RUN_STARTED`` (sent before whatever comes first; ``turn:start`` only
     starts the run); a text message is ended before a tool call starts and before the run ends;
-    the tool message's id is the AG-UI ``toolCallId``. After ``completion`` the run is
+    the tool message's id is the AG-UI ``toolCallId``. A call's arguments are one
+    ``TOOL_CALL_ARGS`` when ``tool:message:start`` has them, else one per ``tool:message:args``;
+    ``TOOL_CALL_END`` follows at the next other event. After ``completion`` the run is
     ``finished`` and further events are refused (``ValidationError``, code ``protocol``).
     """
 
-    __slots__ = ("thread_id", "run_id", "started", "finished", "_text", "_parent", "_tools", "_interrupts",
-                 "_input")
+    __slots__ = ("thread_id", "run_id", "_parent", "_input")
 
     def __init__(self, thread_id: str, run_id: str, *, input: dict[str, Any] | None = None) -> None:
         if not isinstance(thread_id, str) or not thread_id or not isinstance(run_id, str) or not run_id:
             raise TypeError("thread_id and run_id must be non-empty strings")
+        super().__init__()
         self.thread_id = thread_id
         self.run_id = run_id
-        self.started = False
-        self.finished = False
         self._input = input
-        self._text: str | None = None  # the open text message
-        self._parent: str | None = None  # the text message the next tool calls belong to
-        self._tools: dict[str, dict[str, Any]] = {}  # tool message id -> its live view
-        self._interrupts: list[dict[str, Any]] = []
+        self._parent: str | None = None  # the text message the current step's tool calls belong to
 
     def __repr__(self) -> str:
         return f"AguiRun(thread_id={self.thread_id!r}, run_id={self.run_id!r}, finished={self.finished})"
@@ -119,140 +125,9 @@ class AguiRun:
 
         Returns the new ``RUN_STARTED``; the events of the continued turn follow through ``translate``.
         """
-        if not self.finished or not self._interrupts:
-            raise ValidationError("only a run that paused for an approval can be resumed", "runId", "protocol")
+        self._reopen("runId")
         self.run_id = run_id
-        self.finished = False
-        self.started = False
-        self._interrupts = []
-        return self._start()
-
-    def _start(self) -> list[dict[str, Any]]:
-        self.started = True
-        event: dict[str, Any] = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
-        if self._input is not None:
-            event["input"] = self._input
-        return [event]
-
-    def _end_text(self, out: list[dict[str, Any]]) -> None:
-        if self._text is not None:
-            out.append({"type": "TEXT_MESSAGE_END", "messageId": self._text})
-            self._text = None
-
-    def translate(self, event: Event) -> list[dict[str, Any]]:
-        """Return the AG-UI events for one agentmsg event (none for events AG-UI has no use for)."""
-        if self.finished:
-            raise ValidationError("the run has finished: no more events", "event", "protocol")
-        out = [] if self.started else self._start()
-        e: Any = event  # one of the Event classes; which one its name says
-        name = e.EVENT
-        if name == "message:start":
-            self._end_text(out)
-            self._text = self._parent = e.id
-            out.append({"type": "TEXT_MESSAGE_START", "messageId": e.id, "role": "assistant"})
-            if e.content:
-                out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": e.id, "delta": e.content})
-        elif name == "message:chunk":
-            if e.id != self._text:
-                raise ValidationError("no open text message has this id", "id", "protocol")
-            if e.chunk:
-                out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": e.id, "delta": e.chunk})
-        elif name == "message:end":
-            if e.id == self._text:
-                self._end_text(out)
-        elif name == "tool:message:start":
-            self._tool_start(event, out)
-        elif name == "tool:message:update":
-            view = self._view(e.id)
-            view.update(e.patch)
-            out.append(self._activity(e.id))
-        elif name == "tool:message:complete":
-            self._tool_complete(event, out)
-        elif name == "tool:artifact":
-            content = {"toolCallId": e.message_id, "artifact": thaw_json(e.artifact),
-                       "showInCanvas": e.show_in_canvas}
-            out.append({"type": "ACTIVITY_SNAPSHOT", "messageId": _artifact_id(e.artifact_id),
-                        "activityType": ARTIFACT_ACTIVITY, "content": content, "replace": True})
-        elif name == "progress":
-            out.append({"type": "CUSTOM", "name": PROGRESS_EVENT, "value": e.to_dict()})
-        elif name == "reasoning:start":
-            out.append({"type": "REASONING_START", "messageId": e.id})
-            out.append({"type": "REASONING_MESSAGE_START", "messageId": e.id, "role": "reasoning"})
-        elif name == "reasoning:chunk":
-            if e.chunk:
-                out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": e.id, "delta": e.chunk})
-        elif name == "reasoning:end":
-            out.append({"type": "REASONING_MESSAGE_END", "messageId": e.id})
-            out.append({"type": "REASONING_END", "messageId": e.id})
-        elif name == "tool:approval:request":
-            tool_id = e.id
-            self._interrupts.append({"id": tool_id, "reason": APPROVAL_REASON, "toolCallId": tool_id,
-                                     "message": f"Allow the tool {e.tool_name}?",
-                                     "responseSchema": _APPROVAL_SCHEMA})
-        elif name == "completion":
-            self._complete(event, out)
-        return out  # turn:start, chat:* and unknown events add nothing beyond RUN_STARTED
-
-    def translate_wire(self, name: str, payload: Any) -> list[dict[str, Any]]:
-        """Return the AG-UI events for a wire pair ``(event_name, payload)`` (decoded and checked first)."""
-        return self.translate(decode(name, payload, sender="server"))
-
-    def _view(self, tool_id: str) -> dict[str, Any]:
-        view = self._tools.get(tool_id)
-        if view is None:
-            raise ValidationError("names no tool message of this run", "id", "unknown")
-        return view
-
-    def _activity(self, tool_id: str) -> dict[str, Any]:
-        return {"type": "ACTIVITY_SNAPSHOT", "messageId": _activity_id(tool_id), "activityType": TOOL_ACTIVITY,
-                "content": dict(self._tools[tool_id]), "replace": True}
-
-    def _tool_start(self, event: Any, out: list[dict[str, Any]]) -> None:
-        self._end_text(out)
-        tool_id = event.id
-        start: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": tool_id, "toolCallName": event.tool_name}
-        if self._parent is not None:
-            start["parentMessageId"] = self._parent
-        out.append(start)
-        arguments = getattr(event, "arguments", None)
-        if arguments is not None:
-            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": tool_id, "delta": arguments_json(arguments)})
-        out.append({"type": "TOOL_CALL_END", "toolCallId": tool_id})
-        self._tools[tool_id] = {"toolName": event.tool_name, "status": event.status, "title": event.title,
-                                "content": event.content, "progressText": event.progress_text}
-        out.append(self._activity(tool_id))
-
-    def _tool_complete(self, event: Any, out: list[dict[str, Any]]) -> None:
-        view = self._view(event.id)
-        view["status"] = event.status
-        error = getattr(event, "error", None)
-        if event.status == "error":
-            view["error"] = error or view["content"] or "the tool failed"
-        self._parent = None  # the step's calls are answered: later calls belong to a later message
-        out.append(self._activity(event.id))
-        result: dict[str, Any] = {"type": "TOOL_CALL_RESULT", "messageId": _result_id(event.id),
-                                  "toolCallId": event.id, "role": "tool", "content": view["content"]}
-        if event.status == "error":
-            result["content"] = view["content"] or view["error"]
-            result["error"] = view["error"]
-        out.append(result)
-
-    def _complete(self, event: Any, out: list[dict[str, Any]]) -> None:
-        self._end_text(out)
-        self.finished = True
-        if event.success:
-            out.append({"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id,
-                        "result": thaw_json(event.result), "outcome": {"type": "success"}})
-        elif getattr(event, "cancelled", None) or getattr(event, "code", None) == "cancelled":
-            out.append({"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id,
-                        "outcome": {"type": "cancelled"}})
-        else:
-            error: dict[str, Any] = {"type": "RUN_ERROR", "message": event.error}
-            code = getattr(event, "code", None)
-            if code is not None:
-                error["code"] = code
-            out.append(error)
-        self._interrupts = []
+        return self._begin()
 
     def close(self) -> list[dict[str, Any]]:
         """End the run when the turn's events stop: paused for approvals, or gone without ``completion``.
@@ -266,17 +141,104 @@ class AguiRun:
         A finished run closes with nothing; a run that paused for approvals ends with
         ``RUN_FINISHED`` whose outcome is ``interrupt`` (one interrupt per pending tool call).
         """
-        if self.finished:
-            return []
-        out = [] if self.started else self._start()
-        self._end_text(out)
-        self.finished = True
-        if self._interrupts:
-            out.append({"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id,
-                        "outcome": {"type": "interrupt", "interrupts": list(self._interrupts)}})
-        else:
-            out.append({"type": "RUN_ERROR", "message": "the turn ended without a completion", "code": "incomplete"})
-        return out
+        return Translator.close(self)
+
+    def _finished(self, outcome: dict[str, Any], **extra: Any) -> Out:
+        return [{"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id, **extra, "outcome": outcome}]
+
+    def _activity(self, tool_id: str) -> dict[str, Any]:
+        return {"type": "ACTIVITY_SNAPSHOT", "messageId": _activity_id(tool_id), "activityType": TOOL_ACTIVITY,
+                "content": dict(self._tools[tool_id]), "replace": True}
+
+    # -- AG-UI's words for the translator's hooks --------------------------------------------------
+
+    def _on_begin(self) -> Out:
+        event: dict[str, Any] = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
+        if self._input is not None:
+            event["input"] = self._input
+        return [event]
+
+    def _on_next_step(self) -> Out:
+        self._parent = None  # the step's calls are answered: later calls belong to a later message
+        return []
+
+    def _on_text_start(self, message_id: str, content: str) -> Out:
+        self._parent = message_id
+        out: Out = [{"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"}]
+        return out + self._on_text_delta(message_id, content) if content else out
+
+    def _on_text_delta(self, message_id: str, delta: str) -> Out:
+        return [{"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": delta}]
+
+    def _on_text_end(self, message_id: str) -> Out:
+        return [{"type": "TEXT_MESSAGE_END", "messageId": message_id}]
+
+    def _on_reasoning_start(self, reasoning_id: str) -> Out:
+        return [{"type": "REASONING_START", "messageId": reasoning_id},
+                {"type": "REASONING_MESSAGE_START", "messageId": reasoning_id, "role": "reasoning"}]
+
+    def _on_reasoning_delta(self, reasoning_id: str, delta: str) -> Out:
+        return [{"type": "REASONING_MESSAGE_CONTENT", "messageId": reasoning_id, "delta": delta}]
+
+    def _on_reasoning_end(self, reasoning_id: str) -> Out:
+        return [{"type": "REASONING_MESSAGE_END", "messageId": reasoning_id},
+                {"type": "REASONING_END", "messageId": reasoning_id}]
+
+    def _on_tool_start(self, event: Any) -> Out:
+        start: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": event.id, "toolCallName": event.tool_name}
+        if self._parent is not None:
+            start["parentMessageId"] = self._parent
+        return [start]
+
+    def _on_tool_args(self, tool_id: str, chunk: str) -> Out:
+        return [{"type": "TOOL_CALL_ARGS", "toolCallId": tool_id, "delta": chunk}]
+
+    def _on_tool_input(self, tool_id: str, arguments: dict[str, Any] | None, streamed: bool) -> Out:
+        out = [] if streamed or arguments is None else self._on_tool_args(tool_id, arguments_json(arguments))
+        return out + [{"type": "TOOL_CALL_END", "toolCallId": tool_id}, self._activity(tool_id)]
+
+    def _on_tool_update(self, tool_id: str, view: dict[str, Any]) -> Out:
+        return [self._activity(tool_id)]
+
+    def _on_tool_complete(self, tool_id: str, view: dict[str, Any], error: str | None, denied: bool) -> Out:
+        if error is not None:
+            view["error"] = error
+        result = {"type": "TOOL_CALL_RESULT", "messageId": _result_id(tool_id), "toolCallId": tool_id, "role": "tool",
+                  "content": view["content"] if error is None else TOOL_ERROR_PREFIX + error}
+        return [self._activity(tool_id), result]
+
+    def _on_artifact(self, event: Any) -> Out:
+        content = {"toolCallId": event.message_id, "artifact": thaw_json(event.artifact),
+                   "showInCanvas": event.show_in_canvas}
+        return [{"type": "ACTIVITY_SNAPSHOT", "messageId": _artifact_id(event.artifact_id),
+                 "activityType": ARTIFACT_ACTIVITY, "content": content, "replace": True}]
+
+    def _on_progress(self, event: Any) -> Out:
+        return [{"type": "CUSTOM", "name": PROGRESS_EVENT, "value": event.to_dict()}]
+
+    def _on_approval(self, event: Any) -> Out:
+        return []  # the interrupts end the run (close)
+
+    def _on_success(self, event: Any) -> Out:
+        return self._finished({"type": "success"}, result=thaw_json(event.result))
+
+    def _on_cancelled(self, event: Any) -> Out:
+        return self._finished({"type": "cancelled"})
+
+    def _on_failure(self, event: Any) -> Out:
+        error: dict[str, Any] = {"type": "RUN_ERROR", "message": event.error}
+        code = getattr(event, "code", None)
+        if code is not None:
+            error["code"] = code
+        return [error]
+
+    def _on_paused(self) -> Out:
+        interrupts = [{"id": e.id, "reason": APPROVAL_REASON, "toolCallId": e.id, "message": f"Allow the tool {e.tool_name}?",
+                       "responseSchema": _APPROVAL_SCHEMA} for e in self._pending]
+        return self._finished({"type": "interrupt", "interrupts": interrupts})
+
+    def _on_incomplete(self) -> Out:
+        return [{"type": "RUN_ERROR", "message": "the turn ended without a completion", "code": "incomplete"}]
 
 
 def error_events(exc: ValidationError) -> list[dict[str, Any]]:
@@ -443,6 +405,7 @@ def messages_snapshot(history: ChatInit | Iterable[HistoryEntry]) -> dict[str, A
                                           "content": entry.content}
                 if entry.status == "error":
                     view["error"] = result["error"] = getattr(entry, "error", None) or entry.content or "the tool failed"
+                    result["content"] = TOOL_ERROR_PREFIX + result["error"]
                 out.append(result)
             out.append({"id": _activity_id(entry.id), "role": "activity", "activityType": TOOL_ACTIVITY, "content": view})
             for artifact_id in entry.artifact_ids:

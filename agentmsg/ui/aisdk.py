@@ -30,9 +30,8 @@ from typing import Any
 
 from .._frozen import thaw_json
 from ..content import ContentPart, TextPart
-from ..context import DENIED_RESULT
 from ..errors import ValidationError
-from ..events import ChatEntry, ChatInit, Event, HistoryEntry, UserEntry, decode
+from ..events import ChatEntry, ChatInit, HistoryEntry, UserEntry
 from ..messages import ChatMessage
 from ._common import (
     MAX_IMAGE_BYTES,
@@ -49,6 +48,7 @@ from ._common import (
     text,
     user_id,
 )
+from ._translate import Out, Translator
 
 __all__ = ["AiSdkStream", "ChatInput", "Decision", "parse_request", "ui_messages", "error_chunks", "sse",
            "HEADERS", "DONE", "TRIGGERS"]
@@ -65,15 +65,23 @@ DONE = b"data: [DONE]\n\n"
 TRIGGERS = ("submit-message", "regenerate-message")
 
 
-class AiSdkStream:
+class AiSdkStream(Translator):
     """Translate one turn's agentmsg events into UI message stream chunks for one assistant message.
 
     >>> from .. import events
     >>> stream = AiSdkStream(message_id="a1")
-    >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="list_recipes", title="Calling list_recipes",
-    ...                                                   timestamp="2024-05-01T12:00:00Z"))
-    >>> [(c["type"], c.get("toolCallId")) for c in chunks]
-    [('start', None), ('start-step', None), ('tool-input-start', 't1'), ('tool-input-available', 't1')]
+    >>> chunks = stream.translate(events.ToolMessageStart(id="t1", tool_name="find_recipe", title="Calling find_recipe",
+    ...                                                   status="pending", timestamp="2024-05-01T12:00:00Z"))
+    >>> chunks += stream.translate(events.ToolMessageArgs(id="t1", chunk='{"name": "Omelette"}'))
+    >>> chunks += stream.translate(events.ToolMessageUpdate(id="t1", patch={"status": "running"}))
+    >>> [(c["type"], c.get("inputTextDelta") or c.get("input")) for c in chunks]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('start', None), ('start-step', None), ('tool-input-start', None), ('tool-input-delta', '{"name": "Omelette"}'),
+     ('tool-input-available', {'name': 'Omelette'}), ('tool-output-available', None)]
+
+    A call's arguments come whole in ``tool-input-available`` when ``tool:message:start`` has
+    them; else each ``tool:message:args`` is a ``tool-input-delta`` and ``tool-input-available``
+    (their JSON parsed, ``{}`` when it is not an object) follows at the next other event.
 
     Tools are dynamic tools (``dynamic-tool`` parts, the client declares none): the tool message
     id is the ``toolCallId``, and the output (preliminary while the tool runs, final at
@@ -82,17 +90,14 @@ class AiSdkStream:
     refused (``ValidationError``, code ``protocol``).
     """
 
-    __slots__ = ("message_id", "started", "finished", "_text", "_tools", "_approvals")
+    __slots__ = ("message_id",)
+    _UNIT = "stream"
 
     def __init__(self, message_id: str) -> None:
         if not isinstance(message_id, str) or not message_id:
             raise TypeError("message_id must be a non-empty string")
+        super().__init__()
         self.message_id = message_id
-        self.started = False
-        self.finished = False
-        self._text: str | None = None
-        self._tools: dict[str, dict[str, Any]] = {}
-        self._approvals = 0
 
     def __repr__(self) -> str:
         return f"AiSdkStream(message_id={self.message_id!r}, finished={self.finished})"
@@ -102,103 +107,8 @@ class AiSdkStream:
 
         The client appends what follows to its last assistant message; the tool calls stay known.
         """
-        if not self.finished or not self._approvals:
-            raise ValidationError("only a stream that paused for an approval can be resumed", "trigger", "protocol")
-        self.finished = False
-        self.started = False
-        self._approvals = 0
-        return self._start()
-
-    def _start(self) -> list[dict[str, Any]]:
-        self.started = True
-        return [{"type": "start", "messageId": self.message_id}, {"type": "start-step"}]
-
-    def _end_text(self, out: list[dict[str, Any]]) -> None:
-        if self._text is not None:
-            out.append({"type": "text-end", "id": self._text})
-            self._text = None
-
-    def translate(self, event: Event) -> list[dict[str, Any]]:
-        """Return the chunks for one agentmsg event (none for events the stream has no use for)."""
-        if self.finished:
-            raise ValidationError("the stream has finished: no more events", "event", "protocol")
-        out = [] if self.started else self._start()
-        e: Any = event  # one of the Event classes; which one its name says
-        name = e.EVENT
-        if name == "message:start":
-            self._end_text(out)
-            self._text = e.id
-            out.append({"type": "text-start", "id": e.id})
-            if e.content:
-                out.append({"type": "text-delta", "id": e.id, "delta": e.content})
-        elif name == "message:chunk":
-            if e.id != self._text:
-                raise ValidationError("no open text message has this id", "id", "protocol")
-            if e.chunk:
-                out.append({"type": "text-delta", "id": e.id, "delta": e.chunk})
-        elif name == "message:end":
-            if e.id == self._text:
-                self._end_text(out)
-        elif name == "tool:message:start":
-            self._end_text(out)
-            arguments = getattr(e, "arguments", None)
-            self._tools[e.id] = {"status": e.status, "title": e.title, "content": e.content,
-                                 "progressText": e.progress_text}
-            head = {"toolCallId": e.id, "toolName": e.tool_name, "dynamic": True, "title": e.title}
-            out.append({"type": "tool-input-start", **head})
-            out.append({"type": "tool-input-available", **head,
-                        "input": {} if arguments is None else thaw_json(arguments)})
-        elif name == "tool:message:update":
-            view = self._view(e.id)
-            view.update(e.patch)
-            out.append({"type": "tool-output-available", "toolCallId": e.id, "output": dict(view),
-                        "dynamic": True, "preliminary": True})
-        elif name == "tool:message:complete":
-            view = self._view(e.id)
-            view["status"] = e.status
-            if e.status == "completed":
-                out.append({"type": "tool-output-available", "toolCallId": e.id, "output": dict(view), "dynamic": True})
-            elif view["content"].startswith(DENIED_RESULT):  # denied (by a person or the policy), maybe with a reason
-                out.append({"type": "tool-output-denied", "toolCallId": e.id})
-            else:
-                error = getattr(e, "error", None) or view["content"] or "the tool failed"
-                out.append({"type": "tool-output-error", "toolCallId": e.id, "errorText": error, "dynamic": True})
-        elif name == "tool:artifact":
-            data = {"toolCallId": e.message_id, "artifact": thaw_json(e.artifact), "showInCanvas": e.show_in_canvas}
-            out.append({"type": "data-artifact", "id": e.artifact_id, "data": data})
-        elif name == "progress":
-            out.append({"type": "data-progress", "id": "progress", "data": e.to_dict()})
-        elif name == "reasoning:start":
-            out.append({"type": "reasoning-start", "id": e.id})
-        elif name == "reasoning:chunk":
-            if e.chunk:
-                out.append({"type": "reasoning-delta", "id": e.id, "delta": e.chunk})
-        elif name == "reasoning:end":
-            out.append({"type": "reasoning-end", "id": e.id})
-        elif name == "tool:approval:request":
-            self._approvals += 1
-            out.append({"type": "tool-approval-request", "approvalId": e.id, "toolCallId": e.id})
-        elif name == "completion":
-            self._end_text(out)
-            self.finished = True
-            self._approvals = 0
-            if e.success:
-                out += [{"type": "finish-step"}, {"type": "finish", "finishReason": "stop"}]
-            elif getattr(e, "cancelled", None) or getattr(e, "code", None) == "cancelled":
-                out.append({"type": "abort", "reason": e.error})
-            else:
-                out += [{"type": "error", "errorText": e.error}, {"type": "finish", "finishReason": "error"}]
-        return out  # turn:start, chat:* and unknown events add nothing beyond the start
-
-    def translate_wire(self, name: str, payload: Any) -> list[dict[str, Any]]:
-        """Return the chunks for a wire pair ``(event_name, payload)`` (decoded and checked first)."""
-        return self.translate(decode(name, payload, sender="server"))
-
-    def _view(self, tool_id: str) -> dict[str, Any]:
-        view = self._tools.get(tool_id)
-        if view is None:
-            raise ValidationError("names no tool message of this stream", "id", "unknown")
-        return view
+        self._reopen("trigger")
+        return self._begin()
 
     def close(self) -> list[dict[str, Any]]:
         """End a stream whose events stopped: paused for approvals, or gone without ``completion``.
@@ -212,17 +122,94 @@ class AiSdkStream:
         A finished stream closes with nothing; one paused for approvals with ``finish-step`` and
         ``finish`` (reason ``tool-calls``): the client answers and posts again.
         """
-        if self.finished:
+        return Translator.close(self)
+
+    @staticmethod
+    def _output(view: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in view.items() if key != "toolName"}
+
+    # -- the UI message stream's words for the translator's hooks ----------------------------------
+
+    def _on_begin(self) -> Out:
+        return [{"type": "start", "messageId": self.message_id}, {"type": "start-step"}]
+
+    def _on_text_start(self, message_id: str, content: str) -> Out:
+        out: Out = [{"type": "text-start", "id": message_id}]
+        return out + self._on_text_delta(message_id, content) if content else out
+
+    def _on_text_delta(self, message_id: str, delta: str) -> Out:
+        return [{"type": "text-delta", "id": message_id, "delta": delta}]
+
+    def _on_text_end(self, message_id: str) -> Out:
+        return [{"type": "text-end", "id": message_id}]
+
+    def _on_reasoning_start(self, reasoning_id: str) -> Out:
+        return [{"type": "reasoning-start", "id": reasoning_id}]
+
+    def _on_reasoning_delta(self, reasoning_id: str, delta: str) -> Out:
+        return [{"type": "reasoning-delta", "id": reasoning_id, "delta": delta}]
+
+    def _on_reasoning_end(self, reasoning_id: str) -> Out:
+        return [{"type": "reasoning-end", "id": reasoning_id}]
+
+    def _on_tool_start(self, event: Any) -> Out:
+        return [{"type": "tool-input-start", **self._head(event.id)}]
+
+    def _on_tool_args(self, tool_id: str, chunk: str) -> Out:
+        return [{"type": "tool-input-delta", "toolCallId": tool_id, "inputTextDelta": chunk}]
+
+    def _on_tool_input(self, tool_id: str, arguments: dict[str, Any] | None, streamed: bool) -> Out:
+        return [{"type": "tool-input-available", **self._head(tool_id), "input": {} if arguments is None else arguments}]
+
+    def _head(self, tool_id: str) -> dict[str, Any]:
+        view = self._tools[tool_id]
+        return {"toolCallId": tool_id, "toolName": view["toolName"], "dynamic": True, "title": view["title"]}
+
+    def _on_next_step(self) -> Out:
+        return [{"type": "finish-step"}, {"type": "start-step"}]
+
+    def _on_tool_update(self, tool_id: str, view: dict[str, Any]) -> Out:
+        if view["status"] != "running":  # a call that never ran (waiting, denied) shows no output before its end
             return []
-        out = [] if self.started else self._start()
-        self._end_text(out)
-        self.finished = True
-        if self._approvals:
-            out += [{"type": "finish-step"}, {"type": "finish", "finishReason": "tool-calls"}]
-        else:
-            out += [{"type": "error", "errorText": "the turn ended without a completion"},
-                    {"type": "finish", "finishReason": "error"}]
-        return out
+        return [{"type": "tool-output-available", "toolCallId": tool_id, "output": self._output(view), "dynamic": True,
+                 "preliminary": True}]
+
+    def _on_tool_complete(self, tool_id: str, view: dict[str, Any], error: str | None, denied: bool) -> Out:
+        if error is None:
+            return [{"type": "tool-output-available", "toolCallId": tool_id, "output": self._output(view),
+                     "dynamic": True}]
+        if denied and tool_id in self._asked:  # a person's denial: the client holds the approval it answered
+            return [{"type": "tool-output-denied", "toolCallId": tool_id}]
+        if any(request.id == tool_id for request in self._pending):
+            return []  # asked and never answered: the AI SDK has no state for a withdrawn approval request
+        return [{"type": "tool-output-error", "toolCallId": tool_id, "errorText": error, "dynamic": True}]
+
+    def _on_artifact(self, event: Any) -> Out:
+        data = {"toolCallId": event.message_id, "artifact": thaw_json(event.artifact),
+                "showInCanvas": event.show_in_canvas}
+        return [{"type": "data-artifact", "id": event.artifact_id, "data": data}]
+
+    def _on_progress(self, event: Any) -> Out:
+        return [{"type": "data-progress", "id": "progress", "data": event.to_dict()}]
+
+    def _on_approval(self, event: Any) -> Out:
+        return [{"type": "tool-approval-request", "approvalId": event.id, "toolCallId": event.id}]
+
+    def _on_success(self, event: Any) -> Out:
+        return [{"type": "finish-step"}, {"type": "finish", "finishReason": "stop"}]
+
+    def _on_cancelled(self, event: Any) -> Out:
+        return [{"type": "abort"}]  # no reason: ai 6.0.0's strict chunk schema refuses the key
+
+    def _on_failure(self, event: Any) -> Out:
+        return [{"type": "error", "errorText": event.error}, {"type": "finish", "finishReason": "error"}]
+
+    def _on_paused(self) -> Out:
+        return [{"type": "finish-step"}, {"type": "finish", "finishReason": "tool-calls"}]
+
+    def _on_incomplete(self) -> Out:
+        return [{"type": "error", "errorText": "the turn ended without a completion"},
+                {"type": "finish", "finishReason": "error"}]
 
 
 def error_chunks(exc: ValidationError) -> list[dict[str, Any]]:
@@ -292,6 +279,7 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     index = len(messages) - 1
     path = join("messages", index)
     last = obj(messages[index], path)
+    optional_text(last.get("id"), join(path, "id"))
     role = last.get("role")
     parts = array(last.get("parts"), join(path, "parts"))
     if role == "assistant":

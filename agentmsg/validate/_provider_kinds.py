@@ -8,6 +8,9 @@
 ['input: tool message must answer a pending tool call: unknown tool_call_id']
 >>> [str(e) for e in problems_of(check_gemini_request, {"contents": [{"role": "model", "parts": [{"text": "Hi"}]}]})]
 ['contents: the user must speak first']
+>>> [str(e) for e in problems_of(check_bedrock_request, {"messages": [{"role": "user", "content": [{"text": "Hi"}]}],
+...     "toolConfig": {"tools": [{"toolSpec": {"name": "get weather", "inputSchema": {"json": {}}}}]}})]
+['toolConfig.tools[0].toolSpec.name: Bedrock tool names must match ^[a-zA-Z0-9_-]{1,64}$']
 
 Each checker states what the provider's API refuses (``_provider_rules``, in the API's terms)
 beside what agentmsg's lenient codec finds elsewhere in the document, and checks the messages'
@@ -34,8 +37,8 @@ from ._rules import Findings, Problems, array_check, problems_of, related
 
 __all__ = [
     "check_openai_request", "check_anthropic_request", "check_ollama_request", "check_openai_tool",
-    "check_anthropic_tool", "check_ollama_tool", "check_responses_request", "check_gemini_request", "OpenAIMessages",
-    "Tools", "check_openai_messages",
+    "check_anthropic_tool", "check_ollama_tool", "check_responses_request", "check_gemini_request",
+    "check_bedrock_request", "OpenAIMessages", "Tools", "check_openai_messages",
 ]
 
 
@@ -111,15 +114,26 @@ def _codec_tool(provider: str, tool: Any, index: int | None, path: str, out: Fin
         out.append(_at(exc, index, path))
 
 
-def _check_tools(provider: str, body: dict[str, Any], errors: Findings) -> None:
-    tools = body.get("tools")
+def _check_tools(provider: str, body: dict[str, Any], errors: Findings, holder: str | None = None) -> None:
+    """Check each of the ``tools`` of ``body``, or of the object at ``holder`` (Bedrock's ``toolConfig``)."""
+    if holder is not None:
+        if body.get(holder) is None:
+            return
+        if type(body[holder]) is not dict:
+            errors.append(expected("an object", body[holder], holder))
+            return
+        if body[holder].get("tools") is None:
+            errors.append(missing(f"{holder}.tools"))
+            return
+    path = "tools" if holder is None else f"{holder}.tools"
+    tools = (body if holder is None else body[holder]).get("tools")
     if tools is None:
         return
     if type(tools) is not list:
-        errors.append(expected("an array of tools", tools, "tools"))
+        errors.append(expected("an array of tools", tools, path))
         return
     for i, tool in enumerate(tools):
-        _codec_tool(provider, tool, i, "tools", errors)
+        _codec_tool(provider, tool, i, path, errors)
 
 
 def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Callable[[Any], None]:
@@ -165,11 +179,14 @@ def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Call
     return check
 
 
-def _with_system(provider: str, listed: str, system: tuple[str, ...], model: bool) -> Callable[[Any], None]:
-    """Return the checker of a request whose system prompt its codec reads with the list (Responses, Gemini).
+def _with_system(
+    provider: str, listed: str, system: tuple[str, ...], model: bool, tools: str | None = None
+) -> Callable[[Any], None]:
+    """Return the checker of a request whose system prompt its codec reads with the list (Responses, Gemini, Bedrock).
 
     ``listed`` names the list of items, ``system`` the keys of the system prompt (the first
-    present is read); ``model``: the body names its model.
+    present is read); ``model``: the body names its model; ``tools``: the object holding the
+    ``tools`` list, when not the body itself.
     """
 
     def check(doc: Any) -> None:
@@ -189,7 +206,7 @@ def _with_system(provider: str, listed: str, system: tuple[str, ...], model: boo
             order = Order(require_system=False)
             _in_order(messages, listed, order, errors)
             _ended(order, listed, errors)
-        _check_tools(provider, body, errors)
+        _check_tools(provider, body, errors, tools)
         if errors:
             raise Problems(errors)
 
@@ -270,4 +287,6 @@ check_anthropic_request = _request("anthropic", anthropic_request)
 check_ollama_request = _request("ollama", ollama_request)
 check_responses_request = _with_system("openai_responses", "input", ("instructions",), model=True)
 check_gemini_request = _with_system("gemini", "contents", ("systemInstruction", "system_instruction"), model=False)
+# The JSON body of the HTTP API names no model (modelId is in the URL); boto3's kwargs add it.
+check_bedrock_request = _with_system("bedrock", "messages", ("system",), model=False, tools="toolConfig")
 check_openai_tool, check_anthropic_tool, check_ollama_tool = _one_tool("openai"), _one_tool("anthropic"), _one_tool("ollama")

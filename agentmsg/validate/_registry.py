@@ -451,6 +451,12 @@ _REGISTRY: tuple[Kind, ...] = (
          confirm=_later("._error_bodies", "gemini_like")),
     Kind("mcp_resource_contents", "MCP resource contents {uri, mimeType, text or blob} (resources/read, embedded)",
          fields("uri", absent=("jsonrpc",)), _rules_of("._mcp_rules", "check_resource_contents")),
+    Kind("bedrock_request", "an Amazon Bedrock Converse request body {messages, system, toolConfig, inferenceConfig}",
+         fields("messages", absent=("model",)), _provider("bedrock_request")),
+    Kind("bedrock_response", "an Amazon Bedrock Converse response {output, stopReason, usage}",
+         fields("output", "stopReason"), _later("..providers.bedrock", "parse_response")),
+    _array("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
+           items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser")), "an array of stream chunks"),
 )
 
 _REGISTRY = tuple(replace(kind, fields=FIELDS.get(kind.name)) for kind in _REGISTRY)

@@ -9,8 +9,9 @@ Endpoints:
   socket.io browser client from the npm package ``socket.io-client`` (node_modules, never a CDN).
 - Socket.IO on ``/socket.io/``: ``chat:init`` ({"sessionId"?}; the ack is the ``chat:init`` reply:
   history and artifacts; creates the session if new; joins room ``session_<id>``), ``chat:send``
-  (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``
-  and every event of the turn to the room; the ack is ``{"sessionId", "status"}``),
+  (a ``ChatRequest``; joins the room; runs one agent turn and broadcasts the user's ``chat:send``,
+  with the user entry's ``id`` and ``timestamp``, and every event of the turn to the room; the ack
+  is ``{"sessionId", "status"}``),
   ``chat:cancel`` ({"sessionId", "turnId"?}: ends the session's running turn, wherever it is: the
   model's stream is left at once, a running tool call is waited for (bounded by its timeout); the
   ``completion`` says ``cancelled``; the ack is ``{"sessionId", "turnId", "status": "cancelled"}``)
@@ -25,7 +26,14 @@ Endpoints:
 - ``POST /api/agui``: an AG-UI ``RunAgentInput`` (``threadId`` is the session id), answered with AG-UI
   events over SSE (for ``@ag-ui/client``'s ``HttpAgent``); ``POST /api/aisdk``: the AI SDK ``useChat``
   body (``id`` is the session id), answered with the UI message stream v1 (for ``DefaultChatTransport``).
-  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md).
+  Both run the same agent turn through ``agentmsg.ui`` (docs/ui-protocols.md). A new user message
+  there while the session's turn waits for approval cancels that turn (an HTTP client cannot send
+  ``chat:cancel``; the cancel is recorded and sent to the room) and starts the new one.
+
+The history survives restarts, kills and other processes: the turn keeps the events of each
+message beside it in the store, ``chat:init`` is rebuilt from them (``events.restore``), the
+answer streaming now is kept before its chunks are sent (a draft), and a turn whose process died
+is closed as ``interrupted`` by the next process to open the session (docs/web-chat.md).
 
 Bad client input never reaches the agent: it is answered with a ``chat:error`` event
 (``{"code", "path", "error"}``; over HTTP a 4xx JSON body with the same keys) to the caller only.
@@ -56,6 +64,7 @@ import argparse
 import asyncio
 import base64
 import binascii
+import concurrent.futures
 import hashlib
 import json
 import logging
@@ -69,6 +78,8 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -89,18 +100,16 @@ from agentmsg.agent import AgentStateError, AgentTurn  # noqa: E402
 from agentmsg.errors import ProcessingError, ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
     ChatCancel,
-    ChatEntry,
-    ChatInit,
     ChatInitRequest,
     ChatRequest,
     Completion,
     ImageAttachment,
     SessionReducer,
     ToolApprovalResponse,
-    ToolEntry,
-    UserEntry,
+    close_interrupted,
     decode,
     encode,
+    restore,
     session_room,
 )
 from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
@@ -115,6 +124,7 @@ R = TypeVar("R")
 SYSTEM_PROMPT = "You are a helpful cook. Use the recipe tools to answer questions about the user's cookbook."
 SCRIPTED_PACE = 0.03  # seconds between two words of the scripted model (a real model streams, too)
 DRAIN_SECONDS = 1.0  # the longest a turn's next event waits for a slow client of its room
+SUPERSEDED = "the user sent a new message"  # why a turn left waiting for approval ends when an HTTP client writes again
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO message
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
@@ -234,32 +244,12 @@ def http_model(name: str, model_name: str | None) -> tuple[Any, Callable[[dict[s
 
 # -- sessions --------------------------------------------------------------------------------------
 
-def _entries_from_store(messages: tuple[ChatMessage, ...], stamp: str) -> ChatInit:
-    """Rebuild a session's ``chat:init`` history from its stored chat messages (after a restart).
+Stored = tuple[tuple[ChatMessage, "dict[str, Any] | None"], ...]  # MessageStore.load_with_meta
 
-    Ids are stable per stored position (``stored_<n>``; a tool entry keeps its call's id), and tool
-    entries get their call's arguments and, for a failed call, the error text.
-    """
-    entries: list[Any] = []
-    calls: dict[str, Any] = {}
-    for i, message in enumerate(messages):
-        role = message.role.name
-        if role == "USER":
-            entries.append(UserEntry(id=f"stored_{i}", content=message.text, timestamp=stamp))
-        elif role == "ASSISTANT":
-            calls.update({call.id: call for call in message.tool_calls})
-            if message.text:
-                entries.append(ChatEntry(id=f"stored_{i}", content=message.text, timestamp=stamp))
-        elif role == "TOOL" and message.tool_call_id is not None:
-            call = calls.get(message.tool_call_id)
-            name = call.name if call is not None else "tool"
-            failed = bool(message.is_error)
-            entries.append(ToolEntry(id=message.tool_call_id, status="error" if failed else "completed", tool_name=name,
-                                     title=name, content=message.text, progress_text="", timestamp=stamp,
-                                     completed_at=stamp, tool_call_id=message.tool_call_id,
-                                     arguments=call.arguments if call is not None else None,
-                                     error=(message.text.strip() or "the tool failed")[:500] if failed else None))
-    return ChatInit(messages=tuple(entries))
+
+def now() -> str:
+    """Return the current UTC time as the events write it (``2024-05-01T12:00:00.000Z``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class _Stop:
@@ -346,7 +336,7 @@ class Session:
     end of a step) goes to ``spill`` (the room).
     """
 
-    def __init__(self, session_id: str, stored: tuple[ChatMessage, ...], loop: asyncio.AbstractEventLoop,
+    def __init__(self, session_id: str, stored: Stored, loop: asyncio.AbstractEventLoop,
                  spill: Callable[[tuple[str, dict[str, Any]]], Any]) -> None:
         self.id = session_id
         self.busy = False
@@ -357,16 +347,11 @@ class Session:
         self.outbox: asyncio.Queue[tuple[str, dict[str, Any]] | None] | None = None
         self.reload(stored)
 
-    def reload(self, stored: tuple[ChatMessage, ...]) -> None:
-        """Start again from the stored messages (another process ran a turn since)."""
-        self.history = ConversationHistory([ChatMessage.system(SYSTEM_PROMPT), *stored])
-        init = _entries_from_store(stored, "1970-01-01T00:00:00Z") if stored else None
-        self.reducer = SessionReducer(init, new_id=self.reducer_id)
-
-    @property
-    def stored(self) -> int:
-        """How many stored messages the history holds (all but the system prompt)."""
-        return len(self.history) - 1
+    def reload(self, stored: Stored) -> None:
+        """Start again from the stored messages and the events kept beside them (``events.restore``)."""
+        self.stored = stored
+        self.history = ConversationHistory([ChatMessage.system(SYSTEM_PROMPT), *(message for message, _ in stored)])
+        self.reducer = SessionReducer(restore(stored) if stored else None, new_id=self.reducer_id)
 
     @staticmethod
     def reducer_id() -> str:
@@ -429,11 +414,13 @@ class RedisDirectory(LocalDirectory):
     """The same, shared by every process through Redis: one hash of owners, one lock key per running turn.
 
     An owner never changes, so a known one is kept in memory too. A lock expires after
-    ``LOCK_SECONDS`` (a process that died mid-turn frees its sessions). Redis errors become
-    ``Unavailable`` (logged once per outage), never an exception that reaches the server.
+    ``LOCK_SECONDS`` unless the process that holds it renews it (every third of that, while it
+    lives): a process that dies mid-turn frees its sessions within ``LOCK_SECONDS``, and another
+    process then closes the turn it left (``completion`` code ``interrupted``). Redis errors
+    become ``Unavailable`` (logged once per outage), never an exception that reaches the server.
     """
 
-    LOCK_SECONDS = 600
+    LOCK_SECONDS = 15
 
     def __init__(self, url: str, prefix: str = "web_chat") -> None:
         super().__init__()
@@ -444,6 +431,8 @@ class RedisDirectory(LocalDirectory):
         self.owners_key, self.lock_prefix = f"{prefix}:owners", f"{prefix}:turn:"
         self.token = uuid.uuid4().hex  # this process's mark on the locks it holds
         self.down = False
+        self.held: set[str] = set()  # the lock keys this process holds, renewed by ``renew``
+        self.renewing: asyncio.Task[None] | None = None
 
     async def _call(self, path: str, command: Any) -> Any:
         try:
@@ -473,10 +462,28 @@ class RedisDirectory(LocalDirectory):
 
     async def lock(self, session_id: str) -> bool:
         key = self.lock_prefix + session_id
-        return bool(await self._call("conversation_id", self.redis.set(key, self.token, nx=True, ex=self.LOCK_SECONDS)))
+        if not await self._call("conversation_id", self.redis.set(key, self.token, nx=True, ex=self.LOCK_SECONDS)):
+            return False
+        self.held.add(key)
+        if self.renewing is None or self.renewing.done():
+            self.renewing = asyncio.ensure_future(self.renew())
+        return True
+
+    async def renew(self) -> None:
+        """Extend the locks this process holds, every third of ``LOCK_SECONDS``, while it holds any."""
+        script = ("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) end "
+                  "return 0")
+        while self.held:
+            await asyncio.sleep(self.LOCK_SECONDS / 3)
+            for key in list(self.held):
+                try:
+                    await self._call("conversation_id", self.redis.eval(script, 1, key, self.token, self.LOCK_SECONDS))
+                except Unavailable:
+                    break  # logged; tried again next time
 
     async def unlock(self, session_id: str) -> None:
         key = self.lock_prefix + session_id
+        self.held.discard(key)
         try:  # delete the lock only if it is still ours (it may have expired and been taken)
             await self._call("conversation_id", self.redis.eval(
                 "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
@@ -485,6 +492,8 @@ class RedisDirectory(LocalDirectory):
             pass  # logged; the lock expires on its own
 
     async def close(self) -> None:
+        if self.renewing is not None:
+            self.renewing.cancel()
         await self.redis.aclose()
 
 
@@ -595,6 +604,8 @@ class ChatServer:
         self.provider, self.model, self.params = provider, model, params
         self.policy = ApprovalPolicy({name: "ask" for name in ask}, default="auto")
         self.sessions: dict[str, Session] = {}
+        # the drafts' writes, apart from the turns' worker threads (which a busy server may all be using)
+        self.drafts = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="draft")
         self.ui_paused: dict[str, Any] = {}  # session id -> the AG-UI/AI SDK translator of its turn waiting for approval
         self.manager = RedisManager(redis) if redis else None
         self.directory = RedisDirectory(redis) if redis else LocalDirectory()
@@ -615,6 +626,7 @@ class ChatServer:
             await self.manager.ready()
 
     async def shutdown(self) -> None:
+        self.drafts.shutdown(wait=False)
         await self.directory.close()
 
     # -- who may open what
@@ -630,14 +642,14 @@ class ChatServer:
         elif not SESSION_ID.fullmatch(session_id):
             raise ClientError("pattern", "sessionId", "sessionId: must be 1 to 64 letters, digits, '_' or '-'")
         session = self.sessions.get(session_id)
-        stored = self.stored(self.store.load, session_id) if session is None else None
+        stored = self.stored(self.store.load_with_meta, session_id) if session is None else None
         owner = await self.directory.owner(session_id)
         if owner is None:
             if user.startswith("anon:") and (session is not None or stored):
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
             owner = await self.directory.set_owner(session_id, user)
         if owner != user:
-            raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+            raise _not_yours(user)
         if session is None:
             room = session_room(session_id)
 
@@ -648,6 +660,8 @@ class ChatServer:
                 session_id, Session(session_id, stored or (), asyncio.get_running_loop(), spill))
         elif not session.busy:
             self.refresh(session)
+        if not session.busy:
+            await self.close_interrupted(session)
         return session
 
     async def running(self, session_id: str, user: str) -> tuple[Session, AgentTurn]:
@@ -656,16 +670,52 @@ class ChatServer:
         if session is not None:
             owner = await self.directory.owner(session_id)
             if owner is not None and owner != user:
-                raise ClientError("forbidden", "sessionId", "sessionId: this session is not yours", 403)
+                raise _not_yours(user)
         turn = session.turn if session is not None else None
         if session is None or turn is None or turn.state == "done":
             raise ClientError("protocol", "sessionId", "sessionId: no turn is running in this session (on this server)", 409)
         return session, turn
 
     def refresh(self, session: Session) -> None:
-        """Reload a session that another process has added to since (its turn ran there)."""
-        if self.stored(self.store.count, session.id) != session.stored:
-            session.reload(self.stored(self.store.load, session.id))
+        """Reload a session from the store (another process may have run a turn since)."""
+        session.reload(self.stored(self.store.load_with_meta, session.id))
+
+    async def close_interrupted(self, session: Session, locked: bool = False) -> None:
+        """Close the session's stored turn that never ended, once no process runs a turn in it.
+
+        The process that ran it died (a restart, a kill) or waited for an approval when it
+        stopped: ``events.close_interrupted`` answers its open tool calls as failed, closes it
+        with an assistant message, and keeps a failed ``completion`` (code ``interrupted``) that
+        ``chat:init`` shows on the turn's user entry; the room is told too. With ``locked``, the
+        caller holds the session's lock already.
+        """
+        if not close_interrupted(session.stored) or (session.busy and not locked):
+            return
+        if not locked and not await self.directory.lock(session.id):
+            return  # a turn runs (here or on another process): it is not interrupted, or not yet known to be
+        try:
+            self.refresh(session)  # what is stored now that no turn can add to it
+            closing = close_interrupted(session.stored)
+            if not closing:
+                return
+            try:
+                self.store.save_many(session.id, [message for message, _ in closing], meta=[meta for _, meta in closing])
+            except (ProcessingError, ValidationError) as exc:
+                log.error("the store cannot close an interrupted turn (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
+                raise ClientError("unavailable", "sessionId", "sessionId: the conversation store cannot be written; try again",
+                                  503) from None
+            log.info("closed a turn that was interrupted (session %s)", session.id)
+            self.refresh(session)
+            meta = closing[-1][1]
+            for name, payload in [*meta["after"], ["completion", meta["completion"]]]:
+                await self.sio.emit(name, payload, room=session_room(session.id))
+        finally:
+            if not locked:
+                await self.directory.unlock(session.id)
+
+    def stamped(self, request: ChatRequest) -> ChatRequest:
+        """Give the user's message its entry id and time (a client's own are replaced): the echo and the store carry them."""
+        return replace(request, id=Session.reducer_id(), timestamp=now())
 
     def stored(self, read: Callable[[str], R], session_id: str) -> R:
         """Read the store; a store that fails (its server gone) is logged and answered with ``unavailable``."""
@@ -717,6 +767,7 @@ class ChatServer:
             raise
         try:
             self.refresh(session)  # the turns that ran on other processes before this one
+            await self.close_interrupted(session, locked=True)
         except ClientError:
             await self.release(session)
             raise
@@ -772,6 +823,8 @@ class ChatServer:
                     for late in waiting[waiting.index(None) + 1:]:
                         events.put_nowait(late)
                     waiting = waiting[:waiting.index(None)]
+                if any(item[0] == "message:chunk" for item in waiting):  # type: ignore[index]  # no None left
+                    await self.keep_draft(session)
                 for name, payload in coalesce(waiting):  # type: ignore[arg-type]  # no None left
                     await sink(name, payload)
             return await done
@@ -784,6 +837,10 @@ class ChatServer:
                     session.reducer.apply(closing)
                 except ValidationError:  # a message or reasoning the failure left open: start the reducer afresh
                     session.reducer = SessionReducer(session.reducer.to_init(), new_id=session.reducer_id)
+                try:  # kept, so that the history shows it after a restart too
+                    self.store.annotate(session.id, {"completion": closing.to_dict()})
+                except (ProcessingError, ValidationError):
+                    log.error("the store cannot keep the failed completion")
                 await sink(*encode(closing))
             session.turn = None
             return "error"
@@ -793,6 +850,22 @@ class ChatServer:
                 item = events.get_nowait()
                 if item is not None:
                     await sink(*item)
+
+    async def keep_draft(self, session: Session) -> None:
+        """Keep the turn's unsaved events (the answer streaming now) before its chunks are sent.
+
+        What a client saw then survives a kill: ``events.restore`` shows the draft, and
+        ``events.close_interrupted`` keeps its text. One write per batch of chunks (the chunks
+        that wait meanwhile go out together); a store that fails is logged, never fatal.
+        """
+        turn = session.turn
+        if turn is None or turn.state == "done":
+            return
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self.drafts, lambda: self.store.annotate(session.id, {"draft": turn.unsaved_events()}))
+        except (ProcessingError, ValidationError) as exc:
+            log.error("the store cannot keep the answer's draft (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
 
     async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
         """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
@@ -840,7 +913,7 @@ class ChatServer:
 
     async def on_send(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
-            request = self.request(payload)
+            request = self.stamped(self.request(payload))
             session = await self.session(request.conversation_id, await self._user(sid))
             room = session_room(session.id)
             await self.claim(session)
@@ -883,16 +956,20 @@ class ChatServer:
             return await self._refuse(sid, error)
         reason = "the turn was cancelled"
         if session.outbox is None:  # waiting for approval: no task drives the turn, this one does
-            def work() -> str:
-                _cancel(turn, reason)
-                return "cancelled"
-
-            await self.drive(session, self._broadcast(session), work)
-            await self.release(session)
+            await self.cancel_waiting(session, turn, reason)
         else:  # a task drives it: note the cancel, then wake a stream read so the turn sees it now
             await asyncio.get_running_loop().run_in_executor(None, _cancel, turn, reason)
             session.reader.stop()
         return {"sessionId": session.id, "turnId": turn.id, "status": "cancelled"}
+
+    async def cancel_waiting(self, session: Session, turn: AgentTurn, reason: str) -> None:
+        """Cancel a turn that waits for approval (no task drives it): its events go to the room; free the session."""
+        def work() -> str:
+            _cancel(turn, reason)
+            return "cancelled"
+
+        await self.drive(session, self._broadcast(session), work)
+        await self.release(session)
 
     async def on_approval(self, sid: str, payload: Any = None, *extra: Any) -> dict[str, Any]:
         try:
@@ -961,7 +1038,7 @@ class ChatServer:
                 payload = json.loads(body)
             except (UnicodeDecodeError, ValueError):
                 raise ClientError("json", "body", "body: must be a JSON object") from None
-            request = self.request(payload)
+            request = self.stamped(self.request(payload))
             auth = headers.get("authorization", "")
             token = auth[7:] if auth.startswith("Bearer ") else None
             if token is not None and not TOKEN.fullmatch(token):
@@ -1033,8 +1110,12 @@ class ChatServer:
                 session_id, message, decisions = chat_input.chat_id, chat_input.message, chat_input.decisions
             user = _http_user(headers)
             if message is not None:
-                request = _chat_request(message, session_id)
+                request = self.stamped(_chat_request(message, session_id))
                 session = await self.session(session_id, user)
+                waiting = session.turn
+                if session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None:
+                    # an HTTP client cannot send chat:cancel: its new message ends the turn it left waiting
+                    await self.cancel_waiting(session, waiting, SUPERSEDED)
                 await self.claim(session)
                 self.ui_paused.pop(session.id, None)
                 if protocol == "agui":
@@ -1146,6 +1227,14 @@ class ChatServer:
             self.ui_paused[session.id] = translator
         await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
                     False)
+
+
+def _not_yours(user: str) -> ClientError:
+    """Return the refusal of another user's session; an anonymous caller learns how to continue one."""
+    hint = (" (a caller without a token is a new user each time: send a token, over HTTP "
+            "'Authorization: Bearer <token>', over Socket.IO auth {token}, to continue a session)")
+    return ClientError("forbidden", "sessionId", "sessionId: this session is not yours"
+                       + (hint if user.startswith("anon:") else ""), 403)
 
 
 def _http_user(headers: dict[str, str]) -> str:

@@ -1,14 +1,16 @@
 // Runs the AI SDK's DefaultChatTransport + readUIMessageStream against examples/web_chat's POST /api/aisdk
-// (tests/test_ui_clients.py). stdin: {"url", "token"?, "chatId", "steps": [{"text"?, "image"?, "approve"?, "reason"?,
-// "abortAfter"?}]} ("approve" answers the approval requests of the last assistant message; "abortAfter" aborts the
-// request once that many chunks came, as useChat's stop() does);
-// stdout: one JSON line {"turns": [{"chunks", "invalid", "errors", "message"}], "messages"}: every chunk as
-// received, the ones uiMessageChunkSchema refuses, and the UIMessage the client rebuilt.
-import { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema } from "ai";
-
+// (tests/test_ui_clients.py). stdin: {"url", "token"?, "chatId", "ai"?, "steps": [{"text"?, "image"?, "approve"?,
+// "reason"?, "abortAfter"?}]} ("ai" names the package: "ai" (6.x, the default) or "ai7"; "approve" answers the
+// approval requests of the last assistant message; "abortAfter" aborts the request once that many chunks came, as
+// useChat's stop() does);
+// stdout: one JSON line {"turns": [{"chunks", "invalid", "errors", "message"}], "messages", "validated", "model"}:
+// every chunk as received, the ones uiMessageChunkSchema refuses, the UIMessage the client rebuilt, and what the
+// SDK's own validateUIMessages ("ok" or its error) and convertToModelMessages make of the final messages.
 const input = [];
 for await (const chunk of process.stdin) input.push(chunk);
 const plan = JSON.parse(Buffer.concat(input).toString("utf8"));
+const { DefaultChatTransport, convertToModelMessages, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } =
+  await import(plan.ai ?? "ai");
 const schema = typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema;
 const transport = new DefaultChatTransport({
   api: plan.url,
@@ -73,4 +75,12 @@ for (const step of plan.steps) {
   }
   turns.push({ chunks, invalid, errors, message: message ? structuredClone(message) : null });
 }
-process.stdout.write(JSON.stringify({ turns, messages }) + "\n");
+let validated = "ok";
+let model = null;
+try {
+  await validateUIMessages({ messages });
+  model = await convertToModelMessages(messages);
+} catch (exc) {
+  validated = String(exc && exc.message ? exc.message : exc);
+}
+process.stdout.write(JSON.stringify({ turns, messages, validated, model }) + "\n");
