@@ -252,7 +252,7 @@ def _freeze_dict(value: dict[Any, Any]) -> FrozenDict:
             try:
                 if t is dict or t is FrozenDict:
                     item = _freeze_dict(item)
-                    thaw: Callable[[Any], Any] = _thaw_nested if item._nested else dict
+                    thaw: Callable[[Any], Any] = thaw_checked if item._nested else dict
                 elif t is list or t is tuple:
                     item = _freeze_seq(item)
                     if type(item) is tuple:
@@ -285,36 +285,40 @@ def thaw_json(value: Any) -> Any:
 
     >>> thaw_json(freeze_json({"a": [1, {"b": 2}]}))
     {'a': [1, {'b': 2}]}
+
+    Thawing takes one frame per level, as freezing does; a value too deep for the stack left
+    at the call raises ``ValidationError`` with code ``depth``, as freezing it would.
     """
     t = type(value)
-    if t is FrozenDict:
-        try:
-            nested = value._nested
-        except AttributeError:  # built directly, not by freeze_json
+    try:
+        if t is FrozenDict:
+            try:
+                nested = value._nested
+            except AttributeError:  # built directly, not by freeze_json
+                return _thaw_dict(value)
+            if not nested:
+                return dict(value)
+            return thaw_checked(value, nested)
+        if t is tuple or t is list:
+            return _thaw_list(value)
+        if t is dict:
             return _thaw_dict(value)
-        if not nested:
-            return dict(value)
-        return thaw_checked(value, nested)
-    if t is tuple or t is list:
-        return _thaw_list(value)
-    if t is dict:
-        return _thaw_dict(value)
+    except RecursionError:
+        raise ValidationError("nested too deeply", "", "depth") from None
     return value
 
 
 # The walkers copy a container, then replace the containers in the copy. A FrozenDict made by
 # freeze_json names them (``_nested``) and holds only such FrozenDicts and tuples, so
 # ``thaw_checked`` visits just those keys; anything else is walked value by value.
-def thaw_checked(value: FrozenDict, nested: Nested) -> dict[str, Any]:
+def thaw_checked(value: FrozenDict, nested: Nested | None = None) -> dict[str, Any]:
     """Thaw a FrozenDict freeze_json made, given its ``_nested`` (non-empty): the hot path of ``to_dict``."""
     out = dict(value)
+    if nested is None:  # a nested FrozenDict's thaw: one frame per level, as freezing took
+        nested = value._nested
     for key, thaw in nested:
         out[key] = thaw(out[key])
     return out
-
-
-def _thaw_nested(value: FrozenDict) -> dict[str, Any]:
-    return thaw_checked(value, value._nested)
 
 
 def _thaw_dict(value: Any) -> dict[str, Any]:

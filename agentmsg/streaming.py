@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._checks import check_text, expect_object, sized, type_name
+from ._checks import check_int, check_text, expect_object, sized, type_name
 from ._construct import from_table, row
 from .content import ReasoningPart, reasoning_part
 from .errors import ValidationError
@@ -39,8 +39,7 @@ class ToolCallDelta:
     to_dict: ClassVar[Callable[[ToolCallDelta], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
-        if type(self.index) is not int or self.index < 0:
-            raise ValidationError("must be a non-negative integer", "index", "type" if type(self.index) is not int else "value")
+        check_int(self.index, "index", minimum=0)
         for key in ("id", "name", "arguments_delta"):
             value = _optional_str(getattr(self, key), key)
             if value is not None:
@@ -150,8 +149,7 @@ class ReasoningDelta:
     to_dict: ClassVar[Callable[[ReasoningDelta], dict[str, Any]]]  # written by from_table, as __repr__ is
 
     def __post_init__(self) -> None:
-        if type(self.index) is not int or self.index < 0:
-            raise ValidationError("must be a non-negative integer", "index", "type" if type(self.index) is not int else "value")
+        check_int(self.index, "index", minimum=0)
         if type(self.text) is not str:
             raise ValidationError(f"expected a string, got {type_name(self.text)}", "text", "type")
         check_text(self.text, "text")

@@ -155,7 +155,18 @@ def sibling(tmp_path, workspace):
     return secret
 
 
-def test_a_sibling_folder_sharing_the_prefix_is_outside(workspace, sibling):
+@pytest.fixture(params=["dir_fd", "without dir_fd"])
+def opening(request, monkeypatch):
+    """Both ways of opening: component by component with ``dir_fd``, and the fallback without it."""
+    import agentmsg.io.files as files
+
+    if request.param == "dir_fd" and not files._BENEATH:
+        pytest.skip("this platform's os.open takes no dir_fd: only the fallback runs here")
+    monkeypatch.setattr(files, "_BENEATH", request.param == "dir_fd")
+    return request.param
+
+
+def test_a_sibling_folder_sharing_the_prefix_is_outside(workspace, sibling, opening):
     """Guard: confinement compares paths, not text prefixes (root ws, sibling ws-secret)."""
     resolver = FileResolver(workspace)
     for path in ("../ws-secret/key", str(sibling / "key"), str(workspace) + "-secret/key",
@@ -171,7 +182,7 @@ def test_a_sibling_folder_sharing_the_prefix_is_outside(workspace, sibling):
     assert "sk-live" not in repr(done) + str(done.to_dict())
 
 
-def test_symlinks_that_stay_inside_are_followed_component_by_component(workspace):
+def test_symlinks_that_stay_inside_are_followed_component_by_component(workspace, opening):
     (workspace / "src" / "deep").mkdir()
     (workspace / "src" / "deep" / "f.txt").write_text("deep\n")
     os.symlink("src/deep", workspace / "shortcut")  # a relative link to a directory

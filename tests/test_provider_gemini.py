@@ -149,6 +149,35 @@ def test_results_without_ids_pair_by_name_and_position() -> None:
 # -- streams -------------------------------------------------------------------------------
 
 
+_THOUGHT_A = {"text": "Weigh A.", "thought": True}
+_THOUGHT_B = {"text": "Then B.", "thought": True}
+INTERLEAVED = {
+    "thought text thought": [_THOUGHT_A, {"text": "Answer."}, _THOUGHT_B],
+    "thought empty-text thought": [_THOUGHT_A, {"text": ""}, _THOUGHT_B],
+    "thought signed-text thought": [_THOUGHT_A, {"text": "Answer.", "thoughtSignature": "EqoB"}, _THOUGHT_B],
+    "thought call thought": [_THOUGHT_A, {"functionCall": {"id": "c1", "name": "now", "args": {}}}, _THOUGHT_B],
+    "text thought text thought": [{"text": "So"}, _THOUGHT_A, {"text": "far."}, _THOUGHT_B],
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTERLEAVED))
+@pytest.mark.parametrize("chunking", ["a chunk per part", "one chunk"])
+def test_stream_answer_text_closes_an_open_thought(case: str, chunking: str) -> None:
+    """Thought, answer, thought: two reasoning parts, as parse_response reads the same parts."""
+    parts = INTERLEAVED[case]
+    groups = [[part] for part in parts] if chunking == "a chunk per part" else [parts]
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": group}}]} for group in groups]
+    chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+    _, streamed = run_stream(chunks)
+    whole = G.parse_response({"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]})
+    assert [(p.text, p.signature, p.anchor) for p in streamed.message.reasoning] == [
+        (p.text, p.signature, p.anchor) for p in whole.message.reasoning
+    ]
+    assert [p.text for p in streamed.message.reasoning if p.text] == ["Weigh A.", "Then B."]
+    assert streamed.message.tool_calls == whole.message.tool_calls
+    assert streamed.message.text == whole.message.text  # a stream joins its text, a body keeps its parts
+
+
 @pytest.mark.parametrize("name", STREAMS)
 def test_stream_fixture_joins(name: str) -> None:
     chunks = load(name)

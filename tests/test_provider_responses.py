@@ -396,3 +396,107 @@ def test_system_text_parts_join_with_a_newline() -> None:
     body = R.to_request([system, ChatMessage.user("Hi"), system], model="m")
     assert body["instructions"] == "Be brief.\nAnswer in French."
     assert body["input"][1] == {"role": "developer", "content": "Be brief.\nAnswer in French."}
+
+
+# -- each reasoning item goes back right before the item it was paired with ------------------
+
+
+def _reasoning(n: int) -> dict[str, Any]:
+    return {"type": "reasoning", "id": f"rs_{n}", "summary": [{"type": "summary_text", "text": f"Plan {n}"}],
+            "encrypted_content": f"gAAAA{n}"}
+
+
+def _call(n: int) -> dict[str, Any]:
+    return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "now", "arguments": "{}", "status": "completed"}
+
+
+def _message(n: int) -> dict[str, Any]:
+    return {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": f"Text {n}", "annotations": []}]}
+
+
+# The output orders of one response: rs = reasoning, fc = function_call, msg = message.
+ORDERS = {
+    "rs fc msg": [_reasoning(1), _call(1), _message(1)],
+    "rs msg": [_reasoning(1), _message(1)],
+    "rs fc": [_reasoning(1), _call(1)],
+    "rs fc fc": [_reasoning(1), _call(1), _call(2)],
+    "rs msg fc": [_reasoning(1), _message(1), _call(1)],
+    "rs msg fc fc": [_reasoning(1), _message(1), _call(1), _call(2)],
+    "rs rs msg": [_reasoning(1), _reasoning(2), _message(1)],
+    "rs rs fc fc": [_reasoning(1), _reasoning(2), _call(1), _call(2)],
+    "rs fc rs fc": [_reasoning(1), _call(1), _reasoning(2), _call(2)],
+    "rs fc rs msg": [_reasoning(1), _call(1), _reasoning(2), _message(1)],
+}
+
+
+def _pairs(items: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """Each reasoning item's id with the id of the item right after it."""
+    return [
+        (item["id"], items[i + 1].get("id") if i + 1 < len(items) else None)
+        for i, item in enumerate(items)
+        if item.get("type") == "reasoning"
+    ]
+
+
+def _shape(items: list[dict[str, Any]]) -> list[str]:
+    return [item.get("type") or "message" for item in items]
+
+
+@pytest.mark.parametrize("order", sorted(ORDERS))
+def test_reasoning_keeps_its_following_item_in_every_output_order(order: str) -> None:
+    output = ORDERS[order]
+    message = R.parse_response({"object": "response", "status": "completed", "output": output}).message
+    _, items = R.to_messages([message])
+    assert _pairs(items) == _pairs(output)  # what the API checks: a reasoning item, then its item by id
+    assert _shape(items) == _shape(output)
+    anchored = {b for _, b in _pairs(output)}
+    assert [item.get("id") for item in items if item.get("type") != "reasoning"] == [
+        item["id"] if item["id"] in anchored else None for item in output if item["type"] != "reasoning"
+    ]  # the other items go without id
+    again = R.from_messages(items)
+    assert [p for m in again for p in m.reasoning] == list(message.reasoning)
+    assert R.to_messages(again)[1] == items  # and the second trip changes nothing
+
+
+def test_the_order_reasoning_between_calls_cannot_keep() -> None:
+    """One message holds a response's calls in order but not where a reasoning item sat among them."""
+    output = [_reasoning(1), _call(1), _call(2), _reasoning(2), _call(3)]
+    message = R.parse_response({"object": "response", "status": "completed", "output": output}).message
+    _, items = R.to_messages([message])
+    assert _shape(items) == ["reasoning", "function_call", "reasoning", "function_call", "function_call"]
+    assert [item.get("id") for item in items] == ["rs_1", "fc_1", "rs_2", "fc_3", None]  # fc_3's id on call_2
+
+
+def test_the_recorded_refusal_is_the_shape_to_messages_never_builds() -> None:
+    """The API's 400: a reasoning item followed by an assistant message without the item's id."""
+    refused = load("response_error_400_reasoning_item.json")["error"]["message"]
+    assert "without its required following item" in refused
+    output = [_reasoning(1), _call(1), _message(1)]
+    history = [ChatMessage.user("Hi"), R.parse_response({"status": "completed", "output": output}).message,
+               ChatMessage.tool("call_1", "noon")]
+    _, items = R.to_messages(history)
+    assert items[1]["type"] == "reasoning" and items[2] == {k: v for k, v in _call(1).items() if k != "status"}
+
+
+def test_the_official_client_sends_each_order_as_built_and_reads_it_back() -> None:
+    openai = pytest.importorskip("openai")
+    from recording_server import recording_server
+
+    with recording_server() as server:
+        client = openai.OpenAI(base_url=server.url + "/v1", api_key="test-key", max_retries=0)
+        try:
+            for order, output in sorted(ORDERS.items()):
+                server.reply_json({"id": "resp_1", "object": "response", "created_at": 0, "status": "completed",
+                                   "model": "gpt-5", "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
+                                   "tools": []})
+                reply = client.responses.create(model="gpt-5", input="Hi")
+                message = R.parse_response(reply).message
+                body = R.to_request([ChatMessage.user("Hi"), message], model="gpt-5", store=False)
+                server.reply_json(load("response_text.json"))
+                client.responses.create(**body)
+                sent = server.requests[-1].json()
+                assert sent == body, order
+                assert _pairs(sent["input"][1:]) == _pairs(output), order
+        finally:
+            client.close()

@@ -217,6 +217,21 @@ def test_ollama_tool_messages_match_by_id_then_name_then_order() -> None:
     raises(ollama.from_messages, [{"role": "tool", "content": "x", "tool_name": "a"}], code="value", path="[0].tool_name")
 
 
+def test_ollama_stream_numbers_calls_across_lines() -> None:
+    """Each call of the stream gets the next index, whichever line carried it: three calls, three indexes."""
+    def line(*names: str, done: bool = False) -> dict[str, object]:
+        calls = [{"function": {"name": name, "arguments": {"n": k}}} for k, name in enumerate(names)]
+        return {"created_at": f"2025-07-07T20:22:1{len(names)}Z", "message": {"role": "assistant", "content": "", "tool_calls": calls}, "done": done}
+
+    parser = ollama.StreamParser()
+    deltas = [d for chunk in (line("a", "b"), line("c"), {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+              for d in parser.feed(chunk)]
+    assert [(d.index, d.name) for d in deltas] == [(0, "a"), (1, "b"), (2, "c")]
+    calls = parser.finish().message.tool_calls
+    assert [(c.name, dict(c.arguments)) for c in calls] == [("a", {"n": 0}), ("b", {"n": 1}), ("c", {"n": 0})]
+    assert len({c.id for c in calls}) == 3
+
+
 def test_ollama_tool_result_must_answer_an_earlier_call() -> None:
     raises(ollama.to_messages, [ChatMessage.user("x"), ChatMessage.tool("call_9", "x")], code="unsupported", path="[1].tool_call_id")
 
@@ -231,6 +246,26 @@ def test_anthropic_merges_tool_results_and_following_user_text() -> None:
     _, wire = anthropic.to_messages(messages)
     assert [m["role"] for m in wire] == ["user", "assistant", "user"]
     assert [b["type"] for b in wire[2]["content"]] == ["tool_result", "tool_result", "text", "image"]
+    assert anthropic.from_messages(wire) == tuple(messages)
+
+
+def test_anthropic_tool_results_of_a_later_turn_start_a_new_user_turn() -> None:
+    """The user turn that tool results join ends with the next assistant message, a user message included."""
+    messages = [
+        ChatMessage.user("Look"),
+        ChatMessage.assistant(tool_calls=[call("toolu_1")]),
+        ChatMessage.tool("toolu_1", "a"),
+        ChatMessage.user("And the next?"),
+        ChatMessage.assistant(tool_calls=[call("toolu_2")]),
+        ChatMessage.tool("toolu_2", "b"),
+        ChatMessage.assistant(tool_calls=[call("toolu_3")]),
+        ChatMessage.tool("toolu_3", "c"),
+    ]
+    _, wire = anthropic.to_messages(messages)
+    assert [m["role"] for m in wire] == ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert [[b.get("tool_use_id") or b["type"] for b in m["content"]] for m in wire[2::2]] == [
+        ["toolu_1", "text"], ["toolu_2"], ["toolu_3"]
+    ]
     assert anthropic.from_messages(wire) == tuple(messages)
 
 

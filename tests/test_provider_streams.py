@@ -171,3 +171,32 @@ def test_ollama_ndjson_lines() -> None:
     r = parser.finish()
     assert (r.message.content, r.message.tool_calls[0].id, r.finish_reason) == ("It is sunny.", delta.id, "stop")
     assert dict(r.usage) == {"prompt_eval_count": 20, "eval_count": 9}
+
+
+# -- an index past 4,300 digits is refused as every other integer is ------------------------------
+
+BIG_INDEX = 10**5000  # 5,001 digits: no JSON encoder writes it back
+
+
+def _sized(fn: object, *args: object) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        fn(*args)  # type: ignore[operator]
+    assert info.value.code == "size", str(info.value)
+    assert "4300 digits" in str(info.value) and "10000000000" not in str(info.value)
+    return info.value
+
+
+def test_a_streamed_tool_call_index_of_5000_digits_is_refused() -> None:
+    from agentmsg import ReasoningDelta
+    from agentmsg.providers import openai_responses
+
+    assert _sized(ToolCallDelta, BIG_INDEX).path == "index"
+    assert _sized(ToolCallDelta.from_dict, {"index": BIG_INDEX, "name": "now"}).path == "index"
+    assert _sized(ReasoningDelta, BIG_INDEX, "x").path == "index"
+    openai_chunk = chunk({"tool_calls": [{"index": BIG_INDEX, "id": "call_1", "function": {"name": "now", "arguments": "{}"}}]})
+    assert _sized(openai.StreamParser().feed, openai_chunk).path == "choices[0].delta.tool_calls[0].index"
+    block = {"type": "content_block_start", "index": BIG_INDEX, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}}
+    assert _sized(anthropic.StreamParser().feed, block).path == "index"
+    added = {"type": "response.output_item.added", "output_index": BIG_INDEX,
+             "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "now", "arguments": ""}}
+    assert _sized(openai_responses.StreamParser().feed, added).path == "output_index"

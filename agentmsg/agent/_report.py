@@ -287,11 +287,15 @@ def _short(text: str, limit: int = 500) -> str:
 
 
 def _joined(events: list[list[Any]], text: bool) -> list[list[Any]]:
-    """Return journal events with each run of one message's chunks joined into one (or, without ``text``, left out)."""
+    """Return journal events with each run of one message's chunks joined into one (or, without ``text``, left out).
+
+    A tool message's streamed arguments are joined the same way and always kept: no stored message
+    holds them in the form the events gave them.
+    """
     out: list[list[Any]] = []
     for name, payload in events:
-        if name == "message:chunk":
-            if not text:
+        if name == "message:chunk" or name == "tool:message:args":
+            if not text and name == "message:chunk":
                 continue
             if out and out[-1][0] == name and out[-1][1]["id"] == payload["id"]:
                 out[-1] = [name, {**out[-1][1], "chunk": out[-1][1]["chunk"] + payload["chunk"]}]

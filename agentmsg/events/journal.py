@@ -45,10 +45,11 @@ from .stream import Completion, MessageChunk, MessageStart, ToolMessageComplete,
 __all__ = ["restore", "close_interrupted", "JOURNAL_EVENTS", "EPOCH", "INTERRUPTED_RESULT", "INTERRUPTED_ANSWER"]
 
 JOURNAL_EVENTS = frozenset(
-    {"chat:send", "turn:start", "message:start", "message:chunk", "tool:message:start", "tool:message:update",
-     "tool:message:complete", "tool:artifact", "completion"}
+    {"chat:send", "turn:start", "message:start", "message:chunk", "tool:message:start", "tool:message:args",
+     "tool:message:update", "tool:message:complete", "tool:artifact", "completion"}
 )
-"""The events that change a history: the ones a journal keeps (chunks only where no message holds the text)."""
+"""The events that change a history: the ones a journal keeps (chunks only where no message holds the text;
+a tool message's streamed arguments joined into one piece)."""
 
 EPOCH = "1970-01-01T00:00:00Z"
 INTERRUPTED_RESULT = "The tool call was interrupted: the server stopped before it ended."

@@ -185,7 +185,10 @@ _CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_ke
 
 def dump_arguments(arguments: FrozenDict, sort_keys: bool = False) -> str:
     """Return arguments as compact JSON text (non-ASCII kept), as providers send them."""
-    return (_CANONICAL if sort_keys else _COMPACT).encode(arguments)
+    try:
+        return (_CANONICAL if sort_keys else _COMPACT).encode(arguments)
+    except RecursionError:
+        raise ValidationError("nested too deeply", "arguments", "depth") from None
 
 
 def generated_id(scope: str, index: int, name: str, arguments: FrozenDict) -> str:

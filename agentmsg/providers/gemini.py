@@ -464,7 +464,10 @@ def from_tools(items: Any) -> tuple[ToolDefinition, ...]:
                     fn = expect_object(fn)
                     schema = get_field(fn, "parametersJsonSchema")
                     if schema is None and fn.get("parameters") is not None:
-                        schema = _lower_types(fn["parameters"])
+                        try:
+                            schema = _lower_types(fn["parameters"])
+                        except RecursionError:
+                            raise ValidationError("nested too deeply", "parameters", "depth") from None
                     fields = {"name": fn.get("name"), "description": fn.get("description"), "parameters": schema}
                     carried = {_camel(key): value for key, value in extras_of(fn, _DECLARATION_KEYS).items()}
                     out.append(function_from(fields, GEMINI_NAMES, True, {"gemini": carried} if carried else None))

@@ -24,9 +24,10 @@ The system prompt travels as ``instructions`` (the first system message; a later
 a message or a call starts a new assistant message, so item order survives. A reasoning item
 is one ``ReasoningPart`` per ``summary_text`` (the first holds ``encrypted_content`` as
 ``signature``, all share its ``id``); an item with no summary is one part with empty text. The
-id of the item right after a reasoning item (``fc_...``, ``msg_...``) is the part's ``anchor``
-and is sent back with that item: the API pairs the two by id. Other item ids and ``status``
-are not kept (a call is answered by ``call_id``). Reasoning from another provider is not sent.
+id of the item right after a reasoning item (``fc_...``, ``msg_...``) is the part's ``anchor``;
+``to_messages`` sends that item, with its id, right after the reasoning item (the API refuses
+a reasoning item without its following item), the next call for an ``fc_`` anchor. Other item
+ids and ``status`` are not kept (a call is answered by ``call_id``). Reasoning from another provider is not sent.
 Function tools are always sent with ``strict`` (the Responses API takes a missing ``strict``
 as true, so ``from_tools`` does too). A tool result's ``is_error`` becomes an ``Error: ``
 prefix; base64 images travel as ``data:`` URLs with ``detail: "auto"``.
@@ -146,37 +147,47 @@ def _reasoning_items(parts: tuple[ReasoningPart, ...]) -> list[tuple[dict[str, A
 
 
 def _assistant_to(message: ChatMessage, out: list[dict[str, Any]]) -> None:
-    anchor: str | None = None
-    if message.reasoning:
-        for item, anchor in _reasoning_items(message.reasoning):
-            out.append(item)
+    """Add an assistant message's items: each reasoning item right before the item it names."""
     content = message.content
-    if content is not None and (content != "" or not message.tool_calls):
-        if anchor is not None and anchor.startswith("msg"):
-            parts = [TextPart(content)] if type(content) is str else content
-            out.append({
-                "type": "message",
-                "id": anchor,
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in parts],  # type: ignore[union-attr]  # assistant content is text parts
-            })
-            anchor = None
-        elif type(content) is str:
+    text_due = content is not None and (content != "" or not message.tool_calls)
+    calls = message.tool_calls
+    sent = 0  # the calls already added
+    for item, anchor in _reasoning_items(message.reasoning):
+        out.append(item)
+        if anchor is None:
+            continue
+        if anchor.startswith("msg"):
+            out.append(_output_message(content, anchor))
+            text_due = False
+        elif sent < len(calls):
+            out.append(_call_to(calls[sent], sent, anchor))
+            sent += 1
+    if text_due:
+        if type(content) is str:
             out.append({"role": "assistant", "content": content})
         else:
-            out.append({"role": "assistant", "content": [{"type": "output_text", "text": p.text, "annotations": []} for p in content]})  # type: ignore[union-attr]  # assistant content is text parts
-        anchor = None
-    for j, call in enumerate(message.tool_calls):
-        wire: dict[str, Any] = {"type": "function_call"}
-        if anchor is not None:
-            wire["id"] = anchor
-            anchor = None
-        name = call.name if "_x" not in call.name else wire_name(call.name, f"tool_calls[{j}].name", OPENAI_NAMES)
-        wire["call_id"] = call.id
-        wire["name"] = name
-        wire["arguments"] = dump_arguments(call.arguments)
-        out.append(wire)
+            out.append({"role": "assistant", "content": _output_texts(content)})
+    for j in range(sent, len(calls)):
+        out.append(_call_to(calls[j], j, None))
+
+
+def _output_texts(content: Any) -> list[dict[str, Any]]:
+    texts = [content] if type(content) is str else [part.text for part in content or ()] or [""]
+    return [{"type": "output_text", "text": text, "annotations": []} for text in texts]
+
+
+def _output_message(content: Any, item_id: str) -> dict[str, Any]:
+    return {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": _output_texts(content)}
+
+
+def _call_to(call: ToolCall, j: int, item_id: str | None) -> dict[str, Any]:
+    wire: dict[str, Any] = {"type": "function_call"}
+    if item_id is not None:
+        wire["id"] = item_id
+    wire["call_id"] = call.id
+    wire["name"] = call.name if "_x" not in call.name else wire_name(call.name, f"tool_calls[{j}].name", OPENAI_NAMES)
+    wire["arguments"] = dump_arguments(call.arguments)
+    return wire
 
 
 def _tool_to(message: ChatMessage) -> dict[str, Any]:

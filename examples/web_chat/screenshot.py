@@ -1,11 +1,12 @@
 """Drive the chat page in headless Chromium: the recipes scenario, then a screenshot (README's).
 
-    pip install -e ".[web]" selenium              # and Debian's chromium and chromium-driver
+    pip install -e ".[web]"                       # and Debian's chromium and chromium-driver
     (cd examples/web_chat && npm install)
-    python examples/web_chat/screenshot.py examples/web_chat/screenshot.png
+    python examples/web_chat/screenshot.py examples/web_chat/screenshot.png [--width 360]
 
 It starts server.py (the scripted model) on a free loopback port, opens the page in Chromium
-with a fresh profile, asks "What recipes do I have?", waits for the answer and saves the page.
+with a fresh profile, asks "What recipes do I have?", waits for the answer, opens the tool
+message's details and saves the whole page at the given width (a phone's with ``--width 360``).
 tests/test_web_chat_browser.py drives the page through the same functions. Chromium runs with
 no network but loopback in mind: no sync, no component updates, no background requests.
 """
@@ -39,7 +40,8 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 class Server:
     """server.py as a subprocess on loopback (a free port unless given), its output in ``log_path``."""
 
-    def __init__(self, store: str, log_path: Path, *args: str, port: int = 0) -> None:
+    def __init__(self, store: str, log_path: Path, *args: str, port: int = 0,
+                 env: dict[str, str] | None = None) -> None:
         if not port:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
@@ -49,7 +51,7 @@ class Server:
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, str(HERE / "server.py"), "--port", str(port), "--store", store, *args],
-                stdout=log, stderr=subprocess.STDOUT)
+                stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         deadline = time.monotonic() + TIMEOUT
         while True:
             if self.process.poll() is not None:
@@ -115,11 +117,26 @@ def ask(driver: webdriver.Chrome, question: str, image: Path | None = None) -> s
     return str(driver.find_element(By.ID, "state").text)
 
 
+def capture(driver: webdriver.Chrome, output: Path, width: int) -> None:
+    """Save the whole page, ``width`` CSS pixels wide (a phone's viewport below 500), as a PNG."""
+    mobile = width < 500
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 640, "deviceScaleFactor": 1, "mobile": mobile})
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # the whole page, no more
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    try:
+        driver.save_screenshot(str(output))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="screenshot.py", description=__doc__.split("\n")[0])
     parser.add_argument("output", type=Path, help="the PNG to write")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--width", type=int, default=900, help="the page's width in CSS pixels (default 900)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         server = Server(":memory:", Path(scratch) / "server.log")
@@ -127,10 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             with chromium(Path(scratch) / "profile", args.chromium, args.chromedriver) as driver:
                 open_page(driver, server.url)
                 state = ask(driver, QUESTION)
-                height = driver.execute_script("return document.documentElement.scrollHeight")
-                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # the whole page, no more
-                                       {"width": 900, "height": height, "deviceScaleFactor": 1, "mobile": False})
-                driver.save_screenshot(str(args.output))
+                driver.find_element(By.CSS_SELECTOR, "#log .tool summary").click()  # its arguments and result
+                capture(driver, args.output, args.width)
         finally:
             server.stop()
     print(f"{args.output}: the page after the recipes scenario ({state})")
