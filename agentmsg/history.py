@@ -221,6 +221,32 @@ class OrderCheck:
             self.pending = pending
         self.count += 1
 
+    def resume(self, message: ChatMessage) -> None:
+        """Take ``message`` after ``add`` refused it, as if the order had allowed it.
+
+        So a checker that reports every problem reports each broken rule once, not again on
+        every later message: a missing system message is missed once; a user message ends the
+        wait for tool results; an assistant message starts its own turn; a stray system or
+        tool message changes nothing.
+
+        >>> order = OrderCheck()
+        >>> try:
+        ...     order.add(ChatMessage.user("Hi"))
+        ... except ConversationOrderError as exc:
+        ...     order.resume(ChatMessage.user("Hi"))
+        >>> order.add(ChatMessage.assistant("Hello"))
+        """
+        role = message.role
+        if role is USER:
+            self._state, self.pending = _AFTER_USER, set()
+        elif role is ASSISTANT:
+            calls = message.tool_calls
+            self._state = _AWAITING_TOOLS if calls else _AFTER_ASSISTANT
+            self.pending = {call.id for call in calls}
+        elif self._state == _START:
+            self._state = _AFTER_SYSTEM
+        self.count += 1
+
     def validate(self) -> None:
         """Raise ``ConversationOrderError`` if a tool call is left without its result."""
         if self.pending:
@@ -250,7 +276,7 @@ def _next_state(
     if state == _AWAITING_TOOLS:
         if role is not TOOL:
             raise ConversationOrderError(
-                f"every tool call must be answered by a tool message before a {role} message "
+                f"every tool call must be answered by a tool message before {'an' if role is ASSISTANT else 'a'} {role} message "
                 f"({len(pending)} pending)",
                 index,
                 "tool_pending",

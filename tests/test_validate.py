@@ -62,14 +62,14 @@ def write(tmp_path: Path, name: str, data: str | bytes) -> str:
 
 def test_exit_0_when_every_document_is_valid(tmp_path: Path) -> None:
     result = cli(write(tmp_path, "ok.json", USER))
-    assert (result.returncode, result.stdout, result.stderr) == (0, "1 document, 1 valid, 0 invalid\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "1 document, 1 valid (1 chat_message), 0 invalid\n", "")
 
 
 def test_exit_1_when_a_document_is_invalid(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.json", '{"role": "user", "content": 5}')
     result = cli(path)
     assert result.returncode == 1
-    assert result.stdout == (f"{path}:1: $.content: expected a string or a list of parts, got number\n"
+    assert result.stdout == (f"{path}:1: $.content: expected a string or a list of parts, got number [chat_message]\n"
                              "1 document, 0 valid, 1 invalid\n")
 
 
@@ -77,7 +77,7 @@ def test_exit_2_for_a_missing_file_and_the_others_are_still_checked(tmp_path: Pa
     ok = write(tmp_path, "ok.json", USER)
     result = cli(str(tmp_path / "missing.json"), ok)
     assert result.returncode == 2
-    assert result.stdout == "1 document, 1 valid, 0 invalid\n"
+    assert result.stdout == "1 document, 1 valid (1 chat_message), 0 invalid\n"
     assert "cannot read" in result.stderr and "missing.json: No such file or directory" in result.stderr
 
 
@@ -140,7 +140,7 @@ def test_help_and_version() -> None:
 def test_standard_input() -> None:
     result = cli("-", stdin=b'{"role": "user", "content": 5}\n')
     assert result.returncode == 1
-    assert result.stdout.splitlines()[0] == "<stdin>:1: $.content: expected a string or a list of parts, got number"
+    assert result.stdout.splitlines()[0] == "<stdin>:1: $.content: expected a string or a list of parts, got number [chat_message]"
     assert cli("-", stdin=USER.encode()).returncode == 0
 
 
@@ -186,7 +186,7 @@ def test_the_cli_loads_records_events_and_provider_codecs_only_for_a_document_th
 # -- output -----------------------------------------------------------------------------------
 
 
-CONVERSATION = """[
+CONVERSATION = """[{"role": "system", "content": "Be brief."},
   {"role": "user", "content": "Hi"},
   {"role": "assistant", "tool_calls": [
     {"id": "c1", "name": "bad name", "arguments": {}}
@@ -201,22 +201,23 @@ def test_one_line_per_problem_at_the_line_where_the_value_starts(tmp_path: Path,
     status, out, _ = run([path], capsys)
     assert status == 1
     assert out.splitlines() == [
-        f"{path}:4: $[1].tool_calls[0].name: must be 1-64 characters of letters, digits and underscores",
-        f"{path}:6: $[2].content: expected a string or a list of parts, got number",
+        f"{path}:4: $[2].tool_calls[0].name: must be 1-64 characters of letters, digits and underscores [conversation]",
+        f"{path}:6: $[3].content: expected a string or a list of parts, got number [conversation]",
         "1 document, 0 valid, 1 invalid",
     ]
 
 
 def test_a_missing_key_is_reported_where_its_object_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "m.json", '[\n  {"role": "user", "content": "Hi"},\n\n  {"content": "Hello"}\n]')
+    path = write(tmp_path, "m.json", '[{"role": "system", "content": "s"},\n  {"role": "user", "content": "Hi"},\n\n  {"content": "Hello"}\n]')
     status, out, _ = run([path], capsys)
-    assert out.splitlines()[0] == f"{path}:4: $[1].role: is required"
+    assert out.splitlines()[0] == f"{path}:4: $[2].role: is required [conversation]"
 
 
 def test_order_errors_point_at_the_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "o.json", '[\n{"role": "system", "content": "s"},\n{"role": "user", "content": "a"},\n{"role": "user", "content": "b"}\n]')
     status, out, _ = run([path], capsys)
-    assert out.splitlines()[0] == f"{path}:4: $[2]: user and assistant messages must alternate: expected an assistant message"
+    assert out.splitlines()[0] == (f"{path}:4: $[2]: user and assistant messages must alternate: expected an assistant "
+                                   "message [conversation]")
 
 
 def test_a_conversation_must_open_with_the_system_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -236,7 +237,7 @@ def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert (report["documents"], report["valid"], report["invalid"]) == (2, 1, 1)
     assert report["unreadable"] == [{"file": str(tmp_path / "gone.json"), "message": "No such file or directory"}]
     assert report["problems"][0] == {
-        "file": path, "line": 4, "column": 26, "path": "$[1].tool_calls[0].name", "code": "pattern",
+        "file": path, "line": 4, "column": 26, "path": "$[2].tool_calls[0].name", "code": "pattern",
         "message": "must be 1-64 characters of letters, digits and underscores", "kind": "conversation",
         "severity": "error",
     }
@@ -246,11 +247,12 @@ def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_json_format_when_all_valid_and_when_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ok = write(tmp_path, "ok.json", USER)
     status, out, _ = run(["--format", "json", ok], capsys)
-    assert json.loads(out) == {"problems": [], "unreadable": [], "documents": 1, "valid": 1, "invalid": 0}
+    assert json.loads(out) == {"problems": [], "unreadable": [], "documents": 1, "valid": 1, "invalid": 0,
+                               "accepted": {"chat_message": 1}}
     bad = write(tmp_path, "bad.json", "[")
     status, out, _ = run(["--format", "json", "--quiet", bad], capsys)
     assert status == 1
-    assert json.loads(out) == {"unreadable": [], "documents": 1, "valid": 0, "invalid": 1}
+    assert json.loads(out) == {"unreadable": [], "documents": 1, "valid": 0, "invalid": 1, "accepted": {}}
 
 
 def test_quiet_prints_only_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,8 +276,8 @@ def test_warnings_are_reported_without_failing_the_document(tmp_path: Path, caps
     status, out, _ = run([path], capsys)
     assert status == 0
     assert out.splitlines() == [
-        f"{path}:1: $: warning: tool 'wordy': description is 2000 characters; some providers accept at most 1024",
-        "1 document, 1 valid, 0 invalid",
+        f"{path}:1: $: warning: tool 'wordy': description is 2000 characters; some providers accept at most 1024 [tool_definition]",
+        "1 document, 1 valid (1 tool_definition), 0 invalid",
     ]
 
 
@@ -308,7 +310,8 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
                      "mcp_error", "openai_response", "anthropic_response", "ollama_response", "openai_stream",
                      "anthropic_stream", "ollama_stream", "reasoning_part", "responses_request",
                      "responses_response", "responses_stream", "gemini_request", "gemini_response",
-                     "gemini_stream", "bedrock_request", "bedrock_response", "bedrock_stream"]
+                     "gemini_stream", "openai_error", "anthropic_error", "gemini_error", "mcp_resource_contents",
+                     "bedrock_request", "bedrock_response", "bedrock_stream"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
@@ -328,7 +331,7 @@ def test_kind_forces_the_check(tmp_path: Path, capsys: pytest.CaptureFixture[str
     path = write(tmp_path, "m.json", USER)
     assert run(["--kind", "chat_message", path], capsys)[0] == 0
     status, out, _ = run(["--kind", "tool_call", path], capsys)
-    assert status == 1 and out.startswith(f"{path}:1: $.id: is required\n")
+    assert status == 1 and out.startswith(f"{path}:1: $.id: is required [tool_call]\n")
 
 
 def test_undetected_documents_say_what_was_tried(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -349,8 +352,8 @@ def test_ambiguous_documents_name_the_other_candidates(tmp_path: Path, capsys: p
     status, out, _ = run([path], capsys)
     assert status == 1
     assert out.splitlines()[:2] == [
-        f"{path}:1: $: checked as tool_definition; also tried tool_call ($.id: must not be empty)",
-        f'{path}:1: $.parameters.type: must be "object" (tool parameters are a JSON object schema)',
+        f"{path}:1: $: checked as tool_definition; also tried tool_call ($.id: must not be empty) [tool_definition]",
+        f'{path}:1: $.parameters.type: must be "object" (tool parameters are a JSON object schema) [tool_definition]',
     ]
 
 
@@ -368,7 +371,7 @@ def test_json_lines_are_detected_and_each_line_checked(tmp_path: Path, capsys: p
     status, out, _ = run([path], capsys)
     assert status == 1
     assert [line.split(": ")[0] for line in out.splitlines()] == [
-        f"{path}:3", f"{path}:4", f"{path}:6", "5 documents, 2 valid, 3 invalid"]
+        f"{path}:3", f"{path}:4", f"{path}:6", "5 documents, 2 valid (2 chat_message), 3 invalid"]
 
 
 def test_jsonl_suffix_and_flag_force_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -422,12 +425,12 @@ def test_small_chunks_give_the_same_report(chunk: int, tmp_path: Path, capsys: p
     monkeypatch.setattr("agentmsg.validate._json_lines.CHUNK", chunk)
     assert run(["--max-bytes", "100", path], capsys) == expected
     assert expected[1].splitlines() == [
-        f"{path}:3: $.content: expected a string or a list of parts, got number",
+        f"{path}:3: $.content: expected a string or a list of parts, got number [chat_message]",
         f"{path}:5: $: not valid JSON: expecting ',' delimiter (truncated) at line 5, column 16",
         f"{path}:6: $: line larger than 100 bytes (--max-bytes); not checked",
         f"{path}:7: $.a: duplicate key: JSON objects must not repeat a key",
         f"{path}:10: $: not valid UTF-8: byte 0xe9 at line 10, column 4",
-        "9 documents, 4 valid, 5 invalid",
+        "9 documents, 4 valid (4 chat_message), 5 invalid",
     ]
 
 
@@ -461,7 +464,7 @@ def test_hostile_files_through_the_real_command() -> None:
     result = cli(*(str(path) for path in INVALID))
     assert result.returncode == 1
     # Every file holds one invalid document, except the JSON Lines files with good lines too.
-    assert result.stdout.endswith(f"{len(INVALID) + 6} documents, 5 valid, {len(INVALID) + 1} invalid\n")
+    assert result.stdout.endswith(f"{len(INVALID) + 6} documents, 5 valid (5 chat_message), {len(INVALID) + 1} invalid\n")
     assert len(result.stdout.splitlines()) == sum(len(problems) for problems in EXPECTED.values()) + 1
 
 
@@ -499,7 +502,7 @@ def test_a_long_line_is_refused_and_the_rest_checked(tmp_path: Path, capsys: pyt
     path = write(tmp_path, "l.jsonl", f"{USER}\n{long_line}\n{USER}\n")
     status, out, _ = run(["--max-bytes", "1M", path], capsys)
     assert (status, out) == (1, f"{path}:2: $: line larger than 1 MiB (--max-bytes); not checked\n"
-                                "3 documents, 2 valid, 1 invalid\n")
+                                "3 documents, 2 valid (2 chat_message), 1 invalid\n")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero (an endless stream)")
@@ -558,7 +561,15 @@ def _case(path: Path) -> dict[str, Any]:
 def test_core_valid_documents_pass_detected_and_forced(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     case = _case(path)
     doc = write(tmp_path, "doc.json", json.dumps(case["document"], indent=2))
-    assert run([doc], capsys)[:2] == (0, "1 document, 1 valid, 0 invalid\n")
+    status, out, _ = run([doc], capsys)
+    summary = f"1 document, 1 valid (1 {case['kind']}), 0 invalid"
+    if "unknown_keys" in path.stem:  # read, and the keys no reader knows are named
+        assert out.splitlines() == [
+            f"{doc}:4: $.refusal: warning: unknown field, ignored by agentmsg [chat_message]",
+            f"{doc}:5: $.provider_extra: warning: unknown field, ignored by agentmsg [chat_message]", summary]
+    else:
+        assert out.splitlines() == [summary]
+    assert status == 0
     assert run(["--kind", case["kind"], doc], capsys)[0] == 0
 
 
@@ -580,7 +591,13 @@ EVENTS = Path(__file__).parent / "data" / "events"
 
 @pytest.mark.parametrize("path", sorted((EVENTS / "valid").glob("*.json")), ids=lambda p: p.stem)
 def test_event_documents_pass_detected(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run([str(path)], capsys)[:2] == (0, "1 document, 1 valid, 0 invalid\n")
+    status, out, _ = run([str(path)], capsys)
+    lines = out.splitlines()
+    assert (status, lines[-1]) == (0, "1 document, 1 valid (1 event), 0 invalid")
+    if "unknown_keys" in path.stem:  # read, and the key no reader knows is named
+        assert lines[:-1] == [f"{path}:5: $.payload.clientVersion: warning: unknown field, ignored by agentmsg [event]"]
+    else:
+        assert lines[:-1] == []
 
 
 @pytest.mark.parametrize("path", sorted((EVENTS / "invalid").glob("*.json")), ids=lambda p: p.stem)
@@ -604,7 +621,7 @@ def test_record_documents_pass_detected(path: Path, capsys: pytest.CaptureFixtur
     if path.stem.startswith("unknown_"):  # kept as UnknownRecord: valid, with a warning
         assert "$: warning: record type" in out and "kept as an UnknownRecord" in out
     else:
-        assert out == "1 document, 1 valid, 0 invalid\n"
+        assert out == "1 document, 1 valid (1 record), 0 invalid\n"
 
 
 @pytest.mark.parametrize("path", sorted((RECORDS / "invalid").glob("*.json")), ids=lambda p: p.stem)
@@ -645,17 +662,21 @@ def test_provider_bodies_are_detected_as_their_provider(path: Path, capsys: pyte
         except (ValidationError, Problems):
             continue
         passing.append(kind.name)
+    provider = "openai" if path.parent.name == "vllm" or "openai_compat" in path.stem else path.parent.name
+    kind = "request" if "request" in path.stem else "stream" if "stream" in path.stem else "response"
+    if (provider, kind) == ("ollama", "request"):  # the OpenAI shape, told apart only by --kind
+        assert "ollama_request" not in passing
+        status, out, _ = run(["--kind", "ollama_request", str(path)], capsys)
+        assert (status, out.splitlines()) == (0, ["1 document, 1 valid (1 ollama_request), 0 invalid"])
+        return
     status, out, _ = run([str(path)], capsys)
     if path.stem == "messages_request_orphan_tool_result_rejected":  # the API refused it
         assert status == 1 and passing == []
         assert "$.messages[1].content[0].tool_use_id: answers no tool_use of the previous assistant message (Anthropic)" in out
         return
     assert status == 0, out
-    provider = "openai" if path.parent.name == "vllm" or "openai_compat" in path.stem else path.parent.name
-    kind = "request" if "request" in path.stem else "stream" if "stream" in path.stem else "response"
-    assert f"{provider}_{kind}" in passing
-    if provider != "ollama" or kind != "request":  # an Ollama request is often a valid OpenAI one too
-        assert passing[0] == f"{provider}_{kind}"
+    assert passing[0] == f"{provider}_{kind}"
+    assert out.splitlines()[-1] == f"1 document, 1 valid (1 {provider}_{kind}), 0 invalid"
 
 
 def test_provider_request_problems_use_the_providers_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -684,7 +705,7 @@ def test_anthropic_system_and_turns_map_back_to_their_items(tmp_path: Path, caps
     assert status == 1
     assert out.splitlines()[0].startswith(f"{path}:1: $: checked as anthropic_request; also tried openai_request")
     assert out.splitlines()[1] == (f"{path}:1: $.messages[3]: user and assistant messages must alternate: "
-                                   "expected an assistant message")
+                                   "expected an assistant message [anthropic_request]")
     body["system"] = 5
     status, out, _ = run([write(tmp_path, "req.json", json.dumps(body))], capsys)
     assert "$.system: expected a string or an array of text blocks, got number" in out
@@ -694,12 +715,19 @@ def test_anthropic_system_and_turns_map_back_to_their_items(tmp_path: Path, caps
 
 
 def test_the_committed_example_output_is_current() -> None:
-    expected = (EXAMPLES / "validate-output.txt").read_text()
-    command, _, output = expected.partition("\n")
-    assert command == "$ python -m agentmsg.validate examples/data/session.jsonl examples/data/conversation.json"
+    # AGENTMSG_REGENERATE=1 rewrites the file, and its copy in docs/validate.md, instead of failing
+    path, docs = EXAMPLES / "validate-output.txt", ROOT / "docs" / "validate.md"
+    expected = path.read_text(encoding="utf-8")
     result = cli("examples/data/session.jsonl", "examples/data/conversation.json")
     assert result.returncode == 1
-    assert result.stdout == output
+    fresh = f"$ python -m agentmsg.validate examples/data/session.jsonl examples/data/conversation.json\n{result.stdout}"
+    if os.environ.get("AGENTMSG_REGENERATE") == "1" and fresh != expected:
+        text = docs.read_text(encoding="utf-8")
+        assert f"```console\n{expected}```" in text
+        docs.write_text(text.replace(f"```console\n{expected}```", f"```console\n{fresh}```"), encoding="utf-8")
+        path.write_text(fresh, encoding="utf-8")
+        expected = fresh
+    assert fresh == expected, "stale: AGENTMSG_REGENERATE=1 rewrites examples/data/validate-output.txt and docs/validate.md"
 
 
 def test_the_docs_show_the_committed_output() -> None:
@@ -796,7 +824,7 @@ def test_max_bytes_is_a_bound_not_an_allocation(tmp_path: Path, size: str) -> No
         [sys.executable, "-c", BOUNDED, str(ROOT), "--max-bytes", size, doc], capture_output=True, text=True, timeout=120
     )
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
-    assert result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid"
+    assert result.stdout.splitlines()[-1] == "1 document, 1 valid (1 conversation), 0 invalid"
 
 
 @pytest.mark.parametrize("options, empty", [([], "empty input: no JSON document"),
@@ -830,7 +858,7 @@ def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
         if thread.is_alive():  # the CLI never opened the FIFO: release the writer
             os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
         thread.join(10)
-    assert result.returncode == 0 and result.stdout.splitlines()[-1] == "1 document, 1 valid, 0 invalid", result.stderr
+    assert result.returncode == 0 and result.stdout.splitlines()[-1] == "1 document, 1 valid (1 conversation), 0 invalid", result.stderr
 
 
 MEASURE = r"""

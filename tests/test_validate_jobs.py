@@ -74,8 +74,11 @@ def test_jobs_write_the_report_of_one_process(jobs: int, shape: str, tmp_path: P
     path = tmp_path / "log.jsonl"
     path.write_bytes(log_bytes(25, bom=shape == "bom", final_newline=shape == "final-newline"))
     for fmt in ("text", "json"):
-        serial = run(["--max-bytes", "1500", "--format", fmt, str(path)], capsys)
-        assert run(["--max-bytes", "1500", "--format", fmt, "--jobs", str(jobs), str(path)], capsys) == serial
+        serial = run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, str(path)], capsys)
+        assert run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, "--jobs", str(jobs), str(path)],
+                   capsys) == serial
+        capped = run(["--max-bytes", "1500", "--format", fmt, str(path)], capsys)
+        assert run(["--max-bytes", "1500", "--format", fmt, "--jobs", str(jobs), str(path)], capsys) == capped
     lines = serial[1]
     problems = json.loads(lines)["problems"]
     assert serial[0] == 1
@@ -101,8 +104,8 @@ def test_the_real_command_with_jobs(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes(log_bytes(700))  # over 2 MiB: cut in pieces of 1 MiB or more
     assert path.stat().st_size > 2 << 20
-    serial = cli("--max-bytes", "1500", str(path))
-    parallel = cli("--max-bytes", "1500", "-j", "2", str(path))
+    serial = cli("--max-bytes", "1500", "--max-problems", "0", str(path))
+    parallel = cli("--max-bytes", "1500", "--max-problems", "0", "-j", "2", str(path))
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
     assert serial.returncode == 1 and serial.stdout.count("\n") > 6000
 
@@ -110,9 +113,9 @@ def test_the_real_command_with_jobs(tmp_path: Path) -> None:
 @pytest.mark.parametrize("data, status, summary", [
     (b"", 1, "1 document, 0 valid, 1 invalid"),  # empty input is reported, as without --jobs
     (b"\n\n  \n", 1, "1 document, 0 valid, 1 invalid"),
-    (USER.encode(), 0, "1 document, 1 valid, 0 invalid"),
-    ((USER + "\n") * 3, 0, "3 documents, 3 valid, 0 invalid"),
-    (USER.encode() + b"\r\n" + USER.encode() + b"\r\n", 0, "2 documents, 2 valid, 0 invalid"),
+    (USER.encode(), 0, "1 document, 1 valid (1 chat_message), 0 invalid"),
+    ((USER + "\n") * 3, 0, "3 documents, 3 valid (3 chat_message), 0 invalid"),
+    (USER.encode() + b"\r\n" + USER.encode() + b"\r\n", 0, "2 documents, 2 valid (2 chat_message), 0 invalid"),
 ])
 def test_small_inputs_and_exit_codes(data: bytes | str, status: int, summary: str, tmp_path: Path,
                                      small_pieces: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -237,7 +240,7 @@ def test_no_progress_when_quiet_or_not_a_terminal(terminal: tuple[int, io.TextIO
     assert main(["--quiet", "--max-bytes", "1500", str(path)]) == 1
     assert main(["--quiet", "--max-bytes", "1500", "--jobs", "2", str(path)]) == 1
     assert read_terminal(master) == ""
-    assert capsys.readouterr().out == "51 documents, 10 valid, 41 invalid\n" * 2
+    assert capsys.readouterr().out == "51 documents, 10 valid (5 chat_message, 5 tool_definition), 41 invalid\n" * 2
     # standard error a pipe (the real command, as in CI or `2>log`): not a byte of progress
     result = cli("--max-bytes", "1500", str(path))
     assert result.returncode == 1 and result.stderr == ""
@@ -257,6 +260,7 @@ def test_progress_in_a_real_terminal_stays_off_a_short_run(tmp_path: Path) -> No
         shown = read_terminal(master)
     finally:
         os.close(master)
-    assert result.returncode == 1 and result.stdout.decode().endswith("51 documents, 10 valid, 41 invalid\n")
+    assert result.returncode == 1 and result.stdout.decode().endswith(
+        "51 documents, 10 valid (5 chat_message, 5 tool_definition), 41 invalid\n")
     # if a redraw did fall due (a slow machine), it was wiped: nothing is left on the line
     assert shown.replace(" ", "").replace("\r", "") == "" or shown.endswith("\r"), shown

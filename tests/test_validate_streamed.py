@@ -1,10 +1,11 @@
-"""One big JSON document checked a message at a time: the report is the whole-document path's.
+"""One big JSON array checked an element at a time: the report is the whole-document path's.
 
-A big conversation array is parsed one element at a time (``agentmsg.validate._json_array``) and
-its order kept by an ``OrderCheck``; anything but a valid conversation sends the file back to
-the whole-document path. Every test here runs both paths over the same file and compares the
-report byte for byte (and the exit status), with read sizes small enough that elements, escapes,
-multi-byte characters and the byte-order mark fall across reads.
+A big array is parsed one element at a time (``agentmsg.validate._json_array``) and fed to the
+element check of each kind it may be (a conversation, tools, a recorded stream...); anything
+this path cannot explain as the whole-document path would sends the file back to that path.
+Every test here runs both paths over the same file and compares the report byte for byte (and
+the exit status), with read sizes small enough that elements, escapes, multi-byte characters
+and the byte-order mark fall across reads.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def test_valid_conversations_stream_with_the_same_report(tmp_path: Path, data: s
     path = tmp_path / "doc.json"
     path.write_bytes(data.draw(layouts(doc)))
     (status, report), taken = both(path, chunk=chunk)
-    assert status == 0 and report == "1 document, 1 valid, 0 invalid\n"
+    assert status == 0 and report == "1 document, 1 valid (1 conversation), 0 invalid\n"
     assert taken == 1  # the streamed path decided it
 
 
@@ -190,6 +191,9 @@ CALL = {"role": "assistant", "tool_calls": [{"id": "c1", "name": "look_up", "arg
 RESULT = {"role": "tool", "tool_call_id": "c1", "content": "found"}
 ANSWER = {"role": "assistant", "content": "Here."}
 VALID = [SYSTEM, USER, CALL, RESULT, ANSWER]
+TOOL = {"name": "now", "description": "The time.", "parameters": {"type": "object"}}
+OPENAI_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+FIXTURES = Path(__file__).parent / "data" / "provider-fixtures"
 ONE_LINE = json.dumps(VALID).encode()
 INDENTED = json.dumps(VALID, indent=2).encode()
 
@@ -238,12 +242,40 @@ CASES = {
     "a number at the end of the array": json.dumps([SYSTEM, 123456789], indent=1).encode(),
     "a number with an exponent as element": b"[1.5e+300]",
     "a huge string element": json.dumps([SYSTEM, {"role": "user", "content": "x\u00e9" * 40_000}, ANSWER]).encode(),
+    "unknown fields": json.dumps([SYSTEM, {**USER, "lang": "en"}, {**CALL, "tool_calls": [
+        {**CALL["tool_calls"][0], "type": "function"}]}, RESULT, {**ANSWER, "content": [{"type": "text", "text": "Here.",
+        "cache_control": {}}]}], indent=1).encode(),
+    "unknown fields in a message out of order and in a wrong value": json.dumps([SYSTEM, {**ANSWER, "x": 1}, USER,
+        {"role": "assistant", "content": [{"type": "image", "source": {"type": "url", "url": "https://a.example/b.png"}}],
+         "x": 2}], indent=1).encode(),
+    "more problems than a document shows": json.dumps([SYSTEM] + [{"role": "user", "content": i, "x": i}
+                                                                  for i in range(30)], indent=1).encode(),
+    "an OpenAI tools array": json.dumps([OPENAI_TOOL, {**OPENAI_TOOL, "function": {**OPENAI_TOOL["function"],
+                                         "name": "get weather!"}}, OPENAI_TOOL], indent=1).encode(),
+    "an array of tool definitions, one twice and one long": json.dumps([TOOL, {**TOOL, "name": "other"}, TOOL,
+        {**TOOL, "name": "wordy", "description": "x" * 2000}], indent=1).encode(),
+    "an array of tool definitions, one long": json.dumps([TOOL, {**TOOL, "name": "wordy", "description": "x" * 2000}],
+                                                         indent=1).encode(),
+    "an OpenAI stream": (FIXTURES / "openai" / "chat_stream_tool_call_single.json").read_bytes(),
+    "an OpenAI stream cut short": json.dumps(json.loads((FIXTURES / "openai" / "chat_stream_tool_call_single.json")
+                                                        .read_bytes())[:-2], indent=1).encode(),
+    "an Anthropic stream": (FIXTURES / "anthropic" / "messages_stream_text_then_tool_use.json").read_bytes(),
+    "a Responses stream": (FIXTURES / "openai-responses" / "stream_function_call.json").read_bytes(),
+    "a Responses stream with an error event": (FIXTURES / "openai-responses" / "stream_error_insufficient_quota.json")
+    .read_bytes(),
+    "a Gemini stream": (FIXTURES / "gemini" / "stream_function_call.json").read_bytes(),
+    "an Ollama stream": (FIXTURES / "ollama" / "chat_stream_tool_calls.json").read_bytes(),
 }
 
 
-# Decided a message at a time (the rest, and every "valid..." case not, is read whole again).
+# Decided an element at a time (the rest, and every "valid..." case not, is read whole again).
 STREAMED = {"a huge string element", "a number at the end of the array", "a tool call left unanswered",
-            "an invalid message", "no system message", "user twice"}
+            "an invalid message", "no system message", "user twice", "an OpenAI messages array",
+            "an array of tool definitions", "unknown fields", "unknown fields in a message out of order and in a wrong value",
+            "more problems than a document shows", "an OpenAI tools array",
+            "an array of tool definitions, one twice and one long", "an array of tool definitions, one long",
+            "an OpenAI stream", "an OpenAI stream cut short", "an Anthropic stream", "a Responses stream",
+            "a Responses stream with an error event", "a Gemini stream", "an Ollama stream"}
 
 
 @pytest.mark.parametrize("chunk", CHUNKS)
@@ -253,7 +285,8 @@ def test_explicit_cases_get_the_same_report(tmp_path: Path, name: str, chunk: in
     path.write_bytes(CASES[name])
     (status, report), taken = both(path, chunk=chunk)
     assert taken == (name.startswith("valid") or name in STREAMED), report
-    for fmt in (["--format", "json"], ["--kind", "conversation"], ["--quiet"], ["--kind", "openai_messages"]):
+    for fmt in (["--format", "json"], ["--kind", "conversation"], ["--quiet"], ["--kind", "openai_messages"],
+                ["--strict"], ["--kind", "openai_tools"], ["--kind", "anthropic_stream"]):
         both(path, *fmt, chunk=chunk)
 
 
@@ -264,7 +297,8 @@ def test_streamed_only_when_it_may_be(tmp_path: Path) -> None:
     assert run_cli([str(valid)], stream_min=0)[2] == 1
     assert run_cli([str(valid)], stream_min=len(INDENTED) + 1)[2] == 0  # small: read whole
     assert run_cli(["--jsonl", str(valid)], stream_min=0)[2] == 0
-    assert run_cli(["--kind", "openai_messages", str(valid)], stream_min=0)[2] == 0
+    assert run_cli(["--kind", "openai_messages", str(valid)], stream_min=0)[2] == 1  # any array kind streams
+    assert run_cli(["--kind", "chat_message", str(valid)], stream_min=0)[2] == 0  # an object kind: read whole
     lines = tmp_path / "doc.jsonl"
     lines.write_bytes(ONE_LINE)
     assert run_cli([str(lines)], stream_min=0)[2] == 0
@@ -405,7 +439,7 @@ def test_memory_stays_bounded_on_a_big_conversation(tmp_path: Path) -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert (status, report, taken) == (0, "1 document, 1 valid, 0 invalid\n", 1)
+    assert (status, report, taken) == (0, "1 document, 1 valid (1 conversation), 0 invalid\n", 1)
     assert peak < size / 4, (peak, size)
 
 
@@ -453,7 +487,7 @@ def test_progress_on_a_terminal_while_streamed(tmp_path: Path, monkeypatch: pyte
     finally:
         err.close()
         os.close(master)
-    assert (status, report, taken) == (0, "1 document, 1 valid, 0 invalid\n", 1)
+    assert (status, report, taken) == (0, "1 document, 1 valid (1 conversation), 0 invalid\n", 1)
     frames = [frame.strip() for frame in shown.decode().split("\r") if frame.strip()]
     size = len(INDENTED) / 2**20
     assert frames and all((f.startswith(f"{path}: ") or f.startswith("...")) and f" of {size:.1f} MiB (" in f
@@ -463,12 +497,14 @@ def test_progress_on_a_terminal_while_streamed(tmp_path: Path, monkeypatch: pyte
     assert shown.endswith(b"\r") and shown.rstrip(b"\r").split(b"\r")[-1].strip() == b""  # wiped at the end
 
 
-def test_more_problems_than_held_go_to_the_whole_document_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A streamed document holds at most ``_MAX_HELD`` problems; with more it is read whole."""
+def test_a_document_shows_its_first_problems_and_counts_the_rest(tmp_path: Path) -> None:
+    """A streamed document holds its first problems and a count, and writes what the whole path writes."""
     bad = {"role": "assistant", "content": 5}
     path = tmp_path / "doc.json"
-    path.write_text(json.dumps([SYSTEM, USER, bad, USER, bad, USER, bad], indent=1))
+    path.write_text(json.dumps([SYSTEM] + [USER, bad] * 30, indent=1))
     (status, report), taken = both(path)
-    assert status == 1 and report.count("expected a string or a list of parts") == 3 and taken == 1
-    monkeypatch.setattr(_big_document, "_MAX_HELD", 2)
-    assert both(path) == ((status, report), 0)
+    lines = report.splitlines()
+    assert status == 1 and taken == 1 and len(lines) == 22
+    assert lines[-2] == f"{path}:1: $: note: 10 more problems in this document (the first 20 are shown) [conversation]"
+    assert both(path, "--max-problems", "5") == ((status, "\n".join(lines[:5] + [
+        f"{path}: note: 25 more problems in this file (--max-problems 5 are shown)", lines[-1]]) + "\n"), 1)

@@ -238,8 +238,8 @@ TOOL_ANTHROPIC = {"name": "now", "description": "Time.", "input_schema": {"type"
 
 
 def test_tool_definitions_in_each_providers_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert detected(TOOL_OPENAI) == "openai_tool,ollama_tool"
-    assert detected([TOOL_OPENAI]).startswith("openai_tools,ollama_tools,")  # then anthropic_stream: [{type}]
+    assert detected(TOOL_OPENAI) == "openai_tool"  # the Ollama kinds: --kind only
+    assert detected([TOOL_OPENAI]) == "openai_tools,anthropic_stream"  # [{type}]
     assert detected(TOOL_ANTHROPIC) == "anthropic_tool"
     assert detected([TOOL_ANTHROPIC]) == "anthropic_tools"
     for doc in (TOOL_OPENAI, [TOOL_OPENAI], TOOL_ANTHROPIC, [TOOL_ANTHROPIC]):
@@ -315,17 +315,17 @@ def test_conversation_option_checks_the_order_across_lines(tmp_path: Path, capsy
              {"role": "assistant", "tool_calls": [{"id": "c1", "name": "now", "arguments": {}}]}]
     text = "".join(json.dumps(line) + "\n" for line in lines)
     status, out = cli(tmp_path, capsys, text, name="chat.jsonl")
-    assert status == 0 and out.endswith("4 documents, 4 valid, 0 invalid\n")  # each line alone is fine
+    assert status == 0 and out.endswith("4 documents, 4 valid (4 chat_message), 0 invalid\n")  # each line alone is fine
     status, out = cli(tmp_path, capsys, text, "--conversation", name="chat.jsonl")
     assert status == 1
     assert out.splitlines() == [
-        "F:3: $: user and assistant messages must alternate: expected an assistant message",
-        "F:4: $: tool calls left unanswered: 1 call",
+        "F:3: $: user and assistant messages must alternate: expected an assistant message [conversation]",
+        "F:4: $: tool calls left unanswered: 1 call [conversation]",
         "1 document, 0 valid, 1 invalid",
     ]
     good = lines[:2] + lines[3:] + [{"role": "tool", "tool_call_id": "c1", "content": "12:00"}]
     status, out = cli(tmp_path, capsys, "".join(json.dumps(line) + "\n" for line in good), "--conversation", name="ok.jsonl")
-    assert (status, out) == (0, "1 document, 1 valid, 0 invalid\n")
+    assert (status, out) == (0, "1 document, 1 valid (1 conversation), 0 invalid\n")
 
 
 def test_conversation_option_reports_bad_lines_where_they_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,9 +9,9 @@ openai_request      an OpenAI (or vLLM) Chat Completions request body {model, me
 0
 
 Each FILE holds one JSON document or JSON Lines (one document per line: detected, or forced with
-``--jsonl``); ``-`` reads standard input. Every problem prints as ``FILE:LINE: PATH: message``,
-then a summary line. Exit status: 0 all valid, 1 something invalid, 2 usage error, unreadable
-file, or an interrupted run.
+``--jsonl``); ``-`` reads standard input. Every problem prints as ``FILE:LINE: PATH: message
+[KIND]``, then a summary line. Exit status: 0 all valid (warnings allowed, unless ``--strict``),
+1 something invalid, 2 usage error, unreadable file, or an interrupted run.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, NoReturn
 
 from .. import __version__
 from ._reader import check_file
 from ._registry import KINDS, all_kinds
-from ._report import Progress, Run, is_terminal, prog
+from ._report import DEFAULT_MAX_PROBLEMS, Progress, Run, is_terminal, prog
 
 __all__ = ["main"]
 
@@ -46,14 +47,19 @@ def _max_bytes(text: str) -> int:
     return min(value, _NO_LIMIT)  # more than memory can hold is no limit (and fits a C size)
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of processes like 2, got {text[:20]!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _count(what: str, least: int) -> Callable[[str], int]:
+    """Return the argument type of a whole number of ``what`` (like 2), ``least`` or more."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {what} like 2, got {text[:20]!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}")
+        return value
+
+    return parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,8 +84,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
     parser.add_argument("--max-bytes", type=_max_bytes, default=DEFAULT_MAX_BYTES, metavar="SIZE",
                         help="refuse a document (or JSON Lines line) larger than SIZE (default: 64M)")
-    parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", type=_count("processes", 1), default=1, metavar="N",
                         help="check JSON Lines files in N worker processes (default: 1); same report")
+    parser.add_argument("--strict", action="store_true",
+                        help="report warnings (unknown fields...) as errors: such a document is invalid")
+    parser.add_argument("--max-problems", type=_count("problems", 0), default=DEFAULT_MAX_PROBLEMS, metavar="N",
+                        help=f"print at most N problems a file, then how many more (default: {DEFAULT_MAX_PROBLEMS}; "
+                             "0: all); the counts are of every problem")
     parser.add_argument("--list-kinds", action="store_true", help="list the kinds of document and exit")
     parser.add_argument("--schema", choices=sorted(KINDS), metavar="KIND",
                         help="print the JSON Schema of KIND and exit")

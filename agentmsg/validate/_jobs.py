@@ -85,16 +85,17 @@ def _parallel(run: Run, name: str, path: str, workers: int, pieces: Iterable[Pie
     progress = run.progress
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_ignore_interrupts) as pool:
-        tasks = ((path, begin, end, line, run.kind, run.max_bytes, run.quiet) for begin, end, line in pieces)
-        for error, reports, documents, valid, invalid, findings, size in pool.imap(_work, tasks):
+        tasks = ((path, begin, end, line, run.kind, run.max_bytes, run.quiet, run.strict) for begin, end, line in pieces)
+        for error, reports, documents, accepted, invalid, findings, size in pool.imap(_work, tasks):
             if error is not None:
                 raise OSError(*error)
             for report in reports:
                 run.report(name, *report)
             run.documents += documents
-            run.valid += valid
+            for kind, count in accepted.items():
+                run.accept(kind, count)
             run.invalid += invalid
-            run.findings += findings - len(reports)
+            run.findings += findings - sum(report[4] != "note" for report in reports)
             if progress is not None:
                 progress.advance(size, run.documents, run.findings)
 
@@ -103,10 +104,10 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _work(task: tuple[str, int, int | None, int, str | None, int, bool]) -> tuple[Any, ...]:
+def _work(task: tuple[str, int, int | None, int, str | None, int, bool, bool]) -> tuple[Any, ...]:
     """Check one piece of a JSON Lines file in a worker process (the pool finds it by this name)."""
-    path, start, end, lineno, kind, max_bytes, quiet = task
-    run = Recorder(kind, max_bytes, quiet)
+    path, start, end, lineno, kind, max_bytes, quiet, strict = task
+    run = Recorder(kind, max_bytes, quiet, strict)
     size = 0
     try:
         with run.warnings_kept(), open(path, "rb") as stream:
@@ -122,5 +123,5 @@ def _work(task: tuple[str, int, int | None, int, str | None, int, bool]) -> tupl
 
             check_lines(run, "", line_blocks(read, max_bytes), lineno)
     except OSError as exc:
-        return (exc.errno, exc.strerror), [], 0, 0, 0, 0, size
-    return None, run.reports, run.documents, run.valid, run.invalid, run.findings, size
+        return (exc.errno, exc.strerror), [], 0, {}, 0, 0, size
+    return None, run.reports, run.documents, run.accepted, run.invalid, run.findings, size

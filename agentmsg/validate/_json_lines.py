@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ._diagnosis import bad_encoding, check, refuse, scan as scan_once, warned
-from ._registry import DETECTED, candidates
+from ._diagnosis import bad_encoding, check, refuse, scan as scan_once
+from ._fields import has_unknown_fields
+from ._registry import DETECTED, Kind, candidates
 from ._report import Run
 
 __all__ = ["CHUNK", "JSON_WS", "line_blocks", "skip_line", "check_lines"]
@@ -93,9 +94,10 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
     """Check the lines of ``blocks`` (see ``line_blocks``), the first being line ``lineno``.
 
     Return the number of lines covered. The loop is the fast path, inlined: decode a block of
-    lines at once, then for each line scan it, look up the candidate kinds by shape, and check it
-    as the first candidate. Anything unusual (an error, leading whitespace, no candidate) sends
-    the line to ``check``, which does it all again carefully and reports what it finds.
+    lines at once, then for each line scan it, look up the candidate kinds by shape, check it
+    as the first candidate, and look for fields that kind does not know. Anything unusual (an
+    error, a warning, an unknown field, leading whitespace, no candidate) sends the line to
+    ``check``, which does it all again carefully and reports what it finds.
     """
     limit = run.max_bytes
     scan = scan_once
@@ -106,7 +108,8 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
     small = limit < CHUNK  # then a line inside a chunk may be over the limit
     first_line = lineno
     lineno -= 1
-    fast = 0
+    fast: dict[Kind, int] = {}  # the lines the fast path found valid, by kind
+    counted = fast.get
     try:
         for block in blocks:
             if block is None:
@@ -114,7 +117,7 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                 refuse(run, name, lineno, "line")
                 continue
             if progress is not None:
-                progress.advance(len(block) + 1, run.documents + fast, run.findings)
+                progress.advance(len(block) + 1, run.documents + sum(fast.values()), run.findings)
             try:
                 lines = block.decode().split("\n")
             except UnicodeDecodeError:
@@ -142,18 +145,20 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                         kinds = detected(tuple(doc)) or candidates(doc)
                     else:
                         kinds = candidates(doc)
-                    kinds[0].check(doc)
+                    kind = kinds[0]
+                    kind.check(doc)
+                    if log or (kind.fields is not None and has_unknown_fields(kind.fields, doc)):
+                        raise _Slow
                 except Exception:
                     log.clear()
                     if line.strip(" \t\r"):  # else a blank line: not a document
                         check(run, name, line.rstrip("\r"), lineno)
                 else:
-                    fast += 1
-                    if log:
-                        warned(run, name, line, lineno, kinds[0])
+                    fast[kind] = counted(kind, 0) + 1
     finally:
-        run.documents += fast
-        run.valid += fast
+        for kind, count in fast.items():
+            run.documents += count
+            run.accept(kind.name, count)
     return lineno - first_line + 1
 
 

@@ -4,21 +4,26 @@
 ['params.uri: is required (MCP resources/read reads one URI)']
 >>> check_result({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "now", "inputSchema": {"type": "object"}}]}})
 []
+>>> [str(e) for e in check_resource_contents({"uri": "file:///a.png", "blob": "not base64!"})]
+['blob: must be base64 (MCP)']
 
 Each checker returns the list of problems (``ValidationError`` with path and code). The
 methods the spec's examples and agentmsg's MCP client use (``initialize``,
 ``resources/list|read``, ``tools/list|call``) have their params and results checked field by
 field; any other method is checked as JSON-RPC 2.0 only. A result does not name its method:
 its shape says which (``resources``, ``contents``, ``tools``, ``content``, ``protocolVersion``).
+Params (or a result) that are not an object are one problem: the method's fields inside them
+are not looked for. Resource contents (``{uri, mimeType, text or blob}``, what
+``resources/read`` returns and a resource embeds) are also checked on their own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._rules import Findings, absent, array_at, err, is_base64, object_at, string_at, wrong_type
+from ._rules import Findings, absent, array_at, err, is_base64, join, object_at, string_at, wrong_type
 
-__all__ = ["check_request", "check_notification", "check_result", "check_error"]
+__all__ = ["check_request", "check_notification", "check_result", "check_error", "check_resource_contents"]
 
 
 def _items(data: dict[str, Any], key: str, path: str, out: Findings) -> list[tuple[str, dict[str, Any]]]:
@@ -60,7 +65,11 @@ def check_request(doc: dict[str, Any]) -> Findings:
     out: Findings = []
     _envelope(doc, out, id_required=True)
     string_at(doc, "method", "", out)
-    params = object_at(doc, "params", "", out, required=False) or {}
+    params = object_at(doc, "params", "", out, required=False)
+    if params is None:
+        if "params" in doc and doc["params"] is not None:
+            return out  # params of the wrong type: reported once, its fields not looked for
+        params = {}
     method = doc.get("method")
     if method == "initialize":
         if "params" not in doc:
@@ -82,8 +91,10 @@ def check_notification(doc: dict[str, Any]) -> Findings:
     out: Findings = []
     _envelope(doc, out, id_required=False)
     string_at(doc, "method", "", out)
-    params = object_at(doc, "params", "", out, required=False) or {}
-    if doc.get("method") == "notifications/cancelled" and "requestId" not in params:
+    params = object_at(doc, "params", "", out, required=False)
+    if params is None and doc.get("params") is not None:
+        return out  # params of the wrong type: reported once, its fields not looked for
+    if doc.get("method") == "notifications/cancelled" and "requestId" not in (params or {}):
         out.append(absent("params.requestId", "MCP: the id of the request to cancel"))
     return out
 
@@ -133,6 +144,13 @@ def _contents(item: dict[str, Any], path: str, out: Findings) -> None:
         _base64(item, "blob", path, out)
 
 
+def check_resource_contents(doc: dict[str, Any]) -> Findings:
+    """Return the problems of resource contents ``{uri, mimeType?, text or blob}`` on their own."""
+    out: Findings = []
+    _contents(doc, "", out)
+    return out
+
+
 def _content(item: dict[str, Any], path: str, out: Findings) -> None:
     kind = item.get("type")
     if kind == "text":
@@ -156,7 +174,7 @@ def _content(item: dict[str, Any], path: str, out: Findings) -> None:
 def _base64(item: dict[str, Any], key: str, path: str, out: Findings) -> None:
     value = string_at(item, key, path, out)
     if value and not is_base64(value):  # "" is the base64 of no bytes
-        out.append(err(f"{path}.{key}", "must be base64 (MCP)", "pattern"))
+        out.append(err(join(path, key), "must be base64 (MCP)", "pattern"))
 
 
 def check_error(doc: dict[str, Any]) -> Findings:

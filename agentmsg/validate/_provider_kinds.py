@@ -1,10 +1,8 @@
 """The checkers of providers' documents: request bodies, bare messages arrays, tool definitions.
 
->>> try:
-...     check_openai_messages([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}])
-... except ValidationError as exc:
-...     print(exc)
-[1]: user and assistant messages must alternate: expected an assistant message
+>>> [str(e) for e in problems_of(check_openai_messages, [{"role": "user", "content": "Hi"},
+...     {"role": "user", "content": "Again"}, {"role": "tool", "tool_call_id": "c", "content": "x"}])]
+['[1]: user and assistant messages must alternate: expected an assistant message', '[2]: tool message must answer a pending tool call: unknown tool_call_id']
 >>> [str(e) for e in problems_of(check_responses_request, {"model": "gpt-5", "input": [
 ...     {"type": "function_call_output", "call_id": "c", "output": "x"}]})]
 ['input: tool message must answer a pending tool call: unknown tool_call_id']
@@ -15,35 +13,33 @@
 ['toolConfig.tools[0].toolSpec.name: Bedrock tool names must match ^[a-zA-Z0-9_-]{1,64}$']
 
 Each checker states what the provider's API refuses (``_provider_rules``, in the API's terms)
-beside what agentmsg's lenient codec finds elsewhere in the document, then checks the messages'
-order as a ``ConversationHistory`` would. The registry loads this module, and a provider's
-codec, when a document of theirs is first checked.
+beside what agentmsg's lenient codec finds elsewhere in the document, and checks the messages'
+order as a ``ConversationHistory`` would (``Order``: each broken rule once). Every message and
+every tool is parsed on its own, so each one's problem is reported, not only the first one's
+(the messages of Ollama, Responses and Gemini are parsed together: an item there names what
+an earlier one holds). The registry loads this module, and a provider's codec, when a document
+of theirs is first checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 from types import ModuleType
 from typing import Any
 
 from .._checks import expect_object, expected, missing
-from ..errors import ConversationOrderError, ValidationError
-from ..history import ConversationHistory
-from ..messages import ChatMessage
-from ._provider_rules import (
-    anthropic_request, anthropic_tools, ollama_request, ollama_tools, openai_messages, openai_request, openai_tools,
-)
-from ._rules import Findings, Problems, problems_of
+from ..errors import ValidationError
+from ._order import Order
+from ._provider_rules import anthropic_request, ollama_request, openai_message, openai_request, tool_rules
+from ._rules import Findings, Problems, array_check, problems_of, related
 
 __all__ = [
-    "check_openai_request", "check_anthropic_request", "check_ollama_request", "check_openai_messages",
-    "check_openai_tool", "check_openai_tools", "check_anthropic_tool", "check_anthropic_tools", "check_ollama_tool",
-    "check_ollama_tools", "check_responses_request", "check_gemini_request", "check_bedrock_request",
+    "check_openai_request", "check_anthropic_request", "check_ollama_request", "check_openai_tool",
+    "check_anthropic_tool", "check_ollama_tool", "check_responses_request", "check_gemini_request",
+    "check_bedrock_request", "OpenAIMessages", "Tools", "check_openai_messages",
 ]
-
-Errors = list[ValidationError | ConversationOrderError]
 
 
 @cache
@@ -52,62 +48,74 @@ def _codec(provider: str) -> ModuleType:
     return import_module(f"..providers.{provider}", __package__)
 
 
-def _unwrapped(exc: ValidationError) -> ValidationError:
-    """Return ``exc``, raised for a one-item list (path ``[0]...``), as raised for the item itself."""
-    return ValidationError(exc.message, exc.path.removeprefix("[0]").removeprefix("."), exc.code)
+def _at(exc: ValidationError, index: int | None, path: str = "") -> ValidationError:
+    """Return ``exc``, raised for a one-item list (path ``[0]...``), as raised for item ``index`` of ``path``.
+
+    ``index`` None: for the item itself, at the root.
+    """
+    found = ValidationError(exc.message, exc.path.removeprefix("[0]").removeprefix("."), exc.code)
+    if index is not None:
+        found = found.prefixed(index)
+    return found.prefixed(path) if path else found
 
 
-def _one_by_one(parse: Callable[[list[Any]], tuple[ChatMessage, ...]], items: Any) -> tuple[list[ChatMessage], list[int]]:
-    """Parse a provider's messages one item at a time, keeping every problem.
+def _messages(parse: Callable[[list[Any]], tuple[Any, ...]], items: Any, path: str, order: Order, out: Findings) -> None:
+    """Parse a provider's messages one item at a time into ``order``, noting each problem in ``out``.
 
-    Return the messages and, for each, the index of the item it came from (an Anthropic user turn
-    gives several). Only for providers whose items do not depend on each other.
+    Only for providers whose items do not depend on each other (OpenAI, Anthropic).
     """
     if type(items) is not list:
-        raise expected("an array of messages", items, "")
-    messages: list[ChatMessage] = []
-    owners: list[int] = []
-    errors: Errors = []
+        out.append(expected("an array of messages", items, path))
+        return
     for i, item in enumerate(items):
-        try:
-            parsed = parse([item])
-        except ValidationError as exc:
-            errors.append(_unwrapped(exc).prefixed(i))
-            continue
-        messages.extend(parsed)
-        owners.extend([i] * len(parsed))
-    if errors:
-        raise Problems(errors)
-    return messages, owners
+        _message(parse, item, i, path, order, out)
 
 
-def _in_order(messages: Sequence[ChatMessage], owners: Sequence[int | None], path: str) -> None:
-    """Check the order as a ConversationHistory; the error names the item of the list at ``path``.
-
-    ``owners`` holds, for each message, the index of the item it came from (None: the separate
-    system prompt); with none, the error names the list. A provider's conversation may have no
-    system prompt (it travels apart, or is optional), so none is required here.
-    """
-    history = ConversationHistory(require_system=False)
+def _message(parse: Callable[[list[Any]], tuple[Any, ...]], item: Any, index: int, path: str, order: Order,
+             out: Findings) -> None:
     try:
-        for message in messages:
-            history.add(message)
-        history.validate()
-    except ConversationOrderError as exc:
-        index = exc.index if exc.index is not None and exc.index < len(owners) else None
-        owner = owners[index] if index is not None else None
-        where = path if index is None else "system" if owner is None else f"{path}[{owner}]"
-        raise ValidationError(exc.message, where, exc.code) from None
+        parsed = parse([item])
+    except ValidationError as exc:
+        out.append(_at(exc, index, path))
+        order.skip()
+        return
+    where = f"{path}[{index}]"
+    for message in parsed:  # an Anthropic user turn gives several
+        problem = order.add(message, where)
+        if problem is not None:
+            out.append(problem)
 
 
-def _check_model(body: dict[str, Any], errors: Errors) -> None:
+def _in_order(messages: tuple[Any, ...], path: str, order: Order, out: Findings) -> None:
+    """Check the order of messages parsed together; each problem names the list at ``path``."""
+    for message in messages:
+        problem = order.add(message, path)
+        if problem is not None:
+            out.append(problem)
+
+
+def _ended(order: Order, path: str, out: Findings) -> None:
+    problem = order.end(path)
+    if problem is not None:
+        out.append(problem)
+
+
+def _check_model(body: dict[str, Any], errors: Findings) -> None:
     model = body.get("model")
     if type(model) is not str:  # vLLM takes "" for its one served model
         errors.append(missing("model") if model is None else expected("a string", model, "model"))
 
 
-def _check_tools(codec: ModuleType, body: dict[str, Any], errors: Errors, holder: str | None = None) -> None:
-    """Check the ``tools`` of ``body``, or of the object at ``holder`` (Bedrock's ``toolConfig``)."""
+def _codec_tool(provider: str, tool: Any, index: int | None, path: str, out: Findings) -> None:
+    """Note what ``provider``'s codec finds in one tool (item ``index`` of ``path``)."""
+    try:
+        _codec(provider).from_tools([tool])
+    except ValidationError as exc:
+        out.append(_at(exc, index, path))
+
+
+def _check_tools(provider: str, body: dict[str, Any], errors: Findings, holder: str | None = None) -> None:
+    """Check each of the ``tools`` of ``body``, or of the object at ``holder`` (Bedrock's ``toolConfig``)."""
     if holder is not None:
         if body.get(holder) is None:
             return
@@ -117,12 +125,15 @@ def _check_tools(codec: ModuleType, body: dict[str, Any], errors: Errors, holder
         if body[holder].get("tools") is None:
             errors.append(missing(f"{holder}.tools"))
             return
+    path = "tools" if holder is None else f"{holder}.tools"
     tools = (body if holder is None else body[holder]).get("tools")
-    if tools is not None:
-        try:
-            codec.from_tools(tools)
-        except ValidationError as exc:
-            errors.append(exc.prefixed("tools" if holder is None else f"{holder}.tools"))
+    if tools is None:
+        return
+    if type(tools) is not list:
+        errors.append(expected("an array of tools", tools, path))
+        return
+    for i, tool in enumerate(tools):
+        _codec_tool(provider, tool, i, path, errors)
 
 
 def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Callable[[Any], None]:
@@ -131,7 +142,7 @@ def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Call
     def check(doc: Any) -> None:
         body = expect_object(doc)
         refused = rules(body)  # what the API itself answers 400 for, in its terms
-        found = problems_of(lenient, body)
+        found = [problem for problem in problems_of(lenient, body) if isinstance(problem, ValidationError)]
         if refused:  # the API's words first; the codec's findings elsewhere in the document too
             raise Problems(_merged(refused, found))
         if found:
@@ -139,36 +150,31 @@ def _request(provider: str, rules: Callable[[dict[str, Any]], Findings]) -> Call
 
     def lenient(body: dict[str, Any]) -> None:
         codec = _codec(provider)
-        errors: Errors = []
+        errors: Findings = []
         _check_model(body, errors)
-        messages: list[ChatMessage] = []
-        owners: list[int | None] = []
+        order = Order(require_system=False)  # the system prompt travels apart, or is optional
         if provider == "anthropic" and body.get("system") is not None:
             try:
-                parsed = codec.from_messages([], body["system"])
+                _in_order(codec.from_messages([], body["system"]), "system", order, errors)
             except ValidationError as exc:
                 errors.append(exc)
-            else:
-                messages.extend(parsed)
-                owners.extend([None] * len(parsed))
-        try:
-            if "messages" not in body:
-                raise missing("")
-            if provider == "ollama":  # a tool result names the call of an earlier item: parsed together
+        if "messages" not in body:
+            errors.append(missing("messages"))
+        elif provider == "ollama":  # a tool result names the call of an earlier item: parsed together
+            try:
                 parsed = codec.from_messages(body["messages"])
-                found: Sequence[int] = range(len(parsed))
+            except ValidationError as exc:
+                errors.append(exc.prefixed("messages"))
             else:
-                parsed, found = _one_by_one(codec.from_messages, body["messages"])
-            messages.extend(parsed)
-            owners.extend(found)
-        except ValidationError as exc:
-            errors.append(exc.prefixed("messages"))
-        except Problems as many:
-            errors.extend(error.prefixed("messages") for error in many.errors if isinstance(error, ValidationError))
-        _check_tools(codec, body, errors)
+                for i, message in enumerate(parsed):
+                    _in_order((message,), f"messages[{i}]", order, errors)
+                _ended(order, "messages", errors)
+        else:
+            _messages(codec.from_messages, body["messages"], "messages", order, errors)
+            _ended(order, "messages", errors)
+        _check_tools(provider, body, errors)
         if errors:
             raise Problems(errors)
-        _in_order(messages, owners, "messages")
 
     return check
 
@@ -186,10 +192,9 @@ def _with_system(
     def check(doc: Any) -> None:
         codec = _codec(provider)
         body = expect_object(doc)
-        errors: Errors = []
+        errors: Findings = []
         if model:
             _check_model(body, errors)
-        messages: tuple[ChatMessage, ...] = ()
         prompt = next((body[key] for key in system if key in body), None)
         try:
             if listed not in body:
@@ -197,25 +202,21 @@ def _with_system(
             messages = codec.from_messages(body[listed], prompt)
         except ValidationError as exc:
             errors.append(exc if exc.path.startswith(system[0]) else exc.prefixed(listed))
-        _check_tools(codec, body, errors, tools)
+        else:
+            order = Order(require_system=False)
+            _in_order(messages, listed, order, errors)
+            _ended(order, listed, errors)
+        _check_tools(provider, body, errors, tools)
         if errors:
             raise Problems(errors)
-        _in_order(messages, (), listed)
 
     return check
 
 
-def _related(a: str, b: str) -> bool:
-    """Tell whether one path is the other or inside it."""
-    if len(a) > len(b):
-        a, b = b, a
-    return b == a or (b.startswith(a) and b[len(a)] in ".[") or not a
-
-
-def _merged(refused: Findings, found: Errors) -> Errors:
+def _merged(refused: Findings, found: Findings) -> Findings:
     """Return the strict problems and the lenient ones at other paths, in document order."""
-    extra = [e for e in found if isinstance(e, ValidationError) and not any(_related(e.path, r.path) for r in refused)]
-    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))  # type: ignore[union-attr]  # every item is a ValidationError: extra keeps only those
+    extra = [e for e in found if not any(related(e.path, r.path) for r in refused)]
+    return sorted([*refused, *extra], key=lambda e: _path_key(e.path))
 
 
 def _path_key(path: str) -> list[tuple[int, int, str]]:
@@ -228,49 +229,59 @@ def _path_key(path: str) -> list[tuple[int, int, str]]:
     return key
 
 
-def check_openai_messages(doc: Any) -> None:
-    """Check a bare OpenAI (or vLLM) ``messages`` array: the API's rules, each message, the order."""
-    if type(doc) is not list:
-        raise expected("an array of messages", doc, "")
-    refused = openai_messages(doc)
-    try:
-        messages, owners = _one_by_one(_codec("openai").from_messages, doc)
-    except Problems as many:
-        found: Errors = many.errors
-    else:
-        found = []
-    if refused or found:
-        raise Problems(_merged(refused, found))
-    _in_order(messages, owners, "")
+class OpenAIMessages:
+    """The check of a bare OpenAI (or vLLM) ``messages`` array, a message at a time: the API's rules, the codec, the order."""
+
+    __slots__ = ("order", "parse")
+
+    def __init__(self) -> None:
+        self.order = Order(require_system=False)
+        self.parse = _codec("openai").from_messages
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
+        refused = openai_message(element, f"[{index}]")
+        found: Findings = []
+        _message(self.parse, element, index, "", self.order, found)
+        out.extend(_merged(refused, found) if refused else found)
+
+    def end(self, count: int, out: Findings) -> None:
+        _ended(self.order, "", out)
 
 
-def _tools(provider: str, rules: Callable[[Any], Findings], one: bool) -> Callable[[Any], None]:
-    """Return the checker of a provider's tool definition (``one``) or array of them."""
+class Tools:
+    """The check of a provider's tools array, a tool at a time: the API's rules beside the codec's."""
+
+    __slots__ = ("provider",)
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
+        out.extend(_tool_problems(self.provider, element, index))
+
+    def end(self, count: int, out: Findings) -> None:
+        pass
+
+
+def _tool_problems(provider: str, tool: Any, index: int | None) -> Findings:
+    refused = tool_rules(provider, tool, "" if index is None else f"[{index}]")
+    found: Findings = []
+    _codec_tool(provider, tool, index, "", found)
+    return _merged(refused, found) if refused else found
+
+
+def _one_tool(provider: str) -> Callable[[Any], None]:
+    """Return the checker of one tool definition of ``provider``."""
 
     def check(doc: Any) -> None:
-        if one:
-            expect_object(doc)
-        elif type(doc) is not list:
-            raise expected("an array of tools", doc, "")
-        refused = rules(doc)
-        try:
-            if one:
-                try:
-                    _codec(provider).from_tools([doc])
-                except ValidationError as exc:
-                    raise _unwrapped(exc) from None
-            else:
-                _codec(provider).from_tools(doc)
-        except ValidationError as exc:
-            found: Errors = [exc]
-        else:
-            found = []
-        if refused or found:
-            raise Problems(_merged(refused, found))
+        found = _tool_problems(provider, expect_object(doc), None)
+        if found:
+            raise Problems(found)
 
     return check
 
 
+check_openai_messages = array_check(OpenAIMessages, "an array of messages")
 check_openai_request = _request("openai", openai_request)
 check_anthropic_request = _request("anthropic", anthropic_request)
 check_ollama_request = _request("ollama", ollama_request)
@@ -278,7 +289,4 @@ check_responses_request = _with_system("openai_responses", "input", ("instructio
 check_gemini_request = _with_system("gemini", "contents", ("systemInstruction", "system_instruction"), model=False)
 # The JSON body of the HTTP API names no model (modelId is in the URL); boto3's kwargs add it.
 check_bedrock_request = _with_system("bedrock", "messages", ("system",), model=False, tools="toolConfig")
-check_openai_tool, check_openai_tools = _tools("openai", openai_tools, True), _tools("openai", openai_tools, False)
-check_anthropic_tool = _tools("anthropic", anthropic_tools, True)
-check_anthropic_tools = _tools("anthropic", anthropic_tools, False)
-check_ollama_tool, check_ollama_tools = _tools("ollama", ollama_tools, True), _tools("ollama", ollama_tools, False)
+check_openai_tool, check_anthropic_tool, check_ollama_tool = _one_tool("openai"), _one_tool("anthropic"), _one_tool("ollama")

@@ -19,7 +19,7 @@ from .._checks import type_name
 from ..roles import ROLE_NAMES
 from ._rules import Findings, absent, array_at, err, is_base64, join, object_at, string_at, wrong_type
 
-__all__ = ["openai_request", "openai_messages", "openai_tools", "anthropic_request", "anthropic_tools", "ollama_request", "ollama_tools"]
+__all__ = ["openai_request", "openai_message", "anthropic_request", "ollama_request", "tool_rules"]
 
 # -- OpenAI Chat Completions -------------------------------------------------------------------
 
@@ -47,11 +47,10 @@ def openai_request(body: dict[str, Any]) -> Findings:
     return out
 
 
-def openai_messages(items: list[Any]) -> Findings:
-    """Return what the Chat Completions API refuses in a ``messages`` array."""
+def openai_message(message: Any, path: str) -> Findings:
+    """Return what the Chat Completions API refuses in one message (at ``path``) of a ``messages`` array."""
     out: Findings = []
-    for i, message in enumerate(items):
-        _openai_message(message, f"[{i}]", out)
+    _openai_message(message, path, out)
     return out
 
 
@@ -226,29 +225,18 @@ def _anthropic_tool(tool: Any, where: str, out: Findings) -> None:
             out.append(err(join(where, "input_schema.type"), 'must be "object" (Anthropic)'))
 
 
-def _tools(items: Any, one: Any, provider: str) -> Findings:
+def tool_rules(provider: str, tool: Any, path: str) -> Findings:
+    """Return what ``provider``'s API (openai, anthropic, ollama) refuses in one tool definition at ``path``.
+
+    >>> [str(e) for e in tool_rules("anthropic", {"name": "now", "input_schema": {"type": "array"}}, "[2]")]
+    ['[2].input_schema.type: must be "object" (Anthropic)']
+    """
     out: Findings = []
-    if type(items) is dict:
-        one(items, "", out, provider)
+    if provider == "anthropic":
+        _anthropic_tool(tool, path, out)
     else:
-        for i, tool in enumerate(items):
-            one(tool, f"[{i}]", out, provider)
+        _function_tool(tool, path, out, "OpenAI" if provider == "openai" else "Ollama")
     return out
-
-
-def openai_tools(items: Any) -> Findings:
-    """Return what OpenAI refuses in one tool ``{type, function}`` or an array of them."""
-    return _tools(items, _function_tool, "OpenAI")
-
-
-def ollama_tools(items: Any) -> Findings:
-    """Return what Ollama refuses in one tool ``{type, function}`` or an array of them."""
-    return _tools(items, _function_tool, "Ollama")
-
-
-def anthropic_tools(items: Any) -> Findings:
-    """Return what Anthropic refuses in one tool ``{name, input_schema}`` or an array of them."""
-    return _tools(items, lambda tool, path, out, _: _anthropic_tool(tool, path, out), "Anthropic")
 
 
 def _tool_uses(content: Any, path: str) -> dict[str, str]:

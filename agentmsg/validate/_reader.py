@@ -16,14 +16,17 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..errors import ConversationOrderError, ValidationError
-from ..history import OrderCheck
+from ..errors import ORDER_CODES, ValidationError
 from ..messages import ChatMessage
 from ._big_document import check_big_document
-from ._diagnosis import bad_encoding, bad_json, check, decode, position, refuse
+from ._diagnosis import DEEP, UNKNOWN_FIELD, bad_encoding, check, decode, json_problem, position, refuse, too_big
+from ._fields import unknown_fields
 from ._jobs import check_pieces, worth_workers
 from ._json_lines import CHUNK, JSON_WS, check_lines, line_blocks, skip_line
-from ._report import Run, printable
+from ._order import Order
+from ._registry import KINDS
+from ._report import PER_DOCUMENT, Problem, Run, printable
+from ._rules import inside
 
 __all__ = ["check_file"]
 
@@ -45,6 +48,7 @@ def check_file(run: Run, name: str) -> None:
         raise  # the report's reader went away: not this file's fault
     except OSError as exc:
         run.cannot_read(shown, exc)
+    run.end_file(shown)
 
 
 def _check_input(run: Run, name: str, stream: IO[bytes], path: str | None) -> None:
@@ -182,21 +186,22 @@ def _open_input(name: str) -> IO[bytes]:
 def _check_conversation(run: Run, name: str, stream: IO[bytes]) -> None:
     """Check every line as a chat message, then their order, by ``ConversationHistory``'s rules.
 
-    Each problem is reported on its line: a line that is not a valid message is left out of
-    the order check (so one bad line does not make every later one wrong), an order error
-    names the line of the message that breaks the order, and an unanswered tool call at the
-    end is reported on the last line.
+    Each problem is reported on its line: a line that is not a valid message is reported and
+    leaves the order unknown until the next user or assistant message (``Order``), an order
+    error names the line of the message that breaks the order (and the check goes on from
+    there, so each broken rule is reported once), an unanswered tool call at the end is
+    reported on the last line, and the fields a message may not hold are warnings. The
+    conversation is one document: its first ``PER_DOCUMENT`` problems are written.
     """
     run.documents += 1
-    history = OrderCheck()  # the rules alone: no message is kept
-    bad = False
+    order = Order()  # the rules alone: no message is kept
+    fields = KINDS["chat_message"].fields
+    held = _Held()
     last = 0
     for lineno, raw in enumerate(_line_blocks_of(stream, run), 1):
         if raw is None:
-            refuse(run, name, lineno, "line")
-            run.documents -= 1
-            run.invalid -= 1
-            bad = True
+            held.add(lineno, None, too_big(run, "line"), "error")
+            order.skip()
             continue
         text = raw.decode("utf-8", "surrogateescape").rstrip("\r")
         if lineno == 1:
@@ -205,33 +210,63 @@ def _check_conversation(run: Run, name: str, stream: IO[bytes]) -> None:
             continue
         last = lineno
         try:
-            message = ChatMessage.from_dict(decode(text))
+            doc = decode(text)
         except (ValueError, RecursionError) as exc:
-            bad = True
-            if isinstance(exc, ValidationError):
-                row, column = position(text, lineno, exc.path)
-                run.report(name, row, column, (exc.path, exc.code, exc.message), "chat_message")
-            else:
-                bad_json(run, name, text, lineno, exc)
+            order.skip()
+            held.add(*json_problem(text, lineno, exc), "error")
             continue
         try:
-            history.add(message)
-        except ConversationOrderError as exc:
-            bad = True
-            run.report(name, lineno, 1, ("", exc.code, exc.message), "conversation")
+            message = ChatMessage.from_dict(doc)
+        except (ValidationError, RecursionError) as exc:
+            order.skip()
+            found = (exc.path, exc.code, exc.message) if isinstance(exc, ValidationError) else DEEP
+            held.add(*position(text, lineno, found[0]), found, "error")
+        else:
+            problem = order.add(message, "")
+            if problem is not None:
+                held.add(lineno, 1, ("", problem.code, problem.message), "error")
+        if fields is not None:
+            for path in unknown_fields(fields, doc):
+                if not held.inside(lineno, path):
+                    held.add(*position(text, lineno, path), (path, "unexpected", UNKNOWN_FIELD), "warning")
     if last == 0:
-        bad = True
-        run.report(name, 1, None, ("", "empty", "empty input: no message"), "conversation")
+        held.add(1, None, ("", "empty", "empty input: no message"), "error")
     else:
-        try:
-            history.validate()
-        except ConversationOrderError as exc:
-            bad = True
-            run.report(name, last, 1, ("", exc.code, exc.message), "conversation")
-    if bad:
+        problem = order.end("")
+        if problem is not None:
+            held.add(last, 1, ("", problem.code, problem.message), "error")
+    if held.errors or (held.warnings and run.strict):
         run.invalid += 1
     else:
-        run.valid += 1
+        run.accept("conversation")
+    run.document(name, "conversation", held.items, held.more)
+
+
+class _Held:
+    """The problems of one document, held until it is read: the first ``PER_DOCUMENT``, and a count."""
+
+    __slots__ = ("items", "more", "errors", "warnings", "_paths")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, int | None, Problem, str]] = []
+        self.more = self.errors = self.warnings = 0
+        self._paths: tuple[int, str] | None = None  # the line and path of the last error
+
+    def add(self, line: int, column: int | None, problem: Problem, severity: str) -> None:
+        if severity == "error":
+            self.errors += 1
+            if problem[1] not in ORDER_CODES:
+                self._paths = (line, problem[0])
+        else:
+            self.warnings += 1
+        if len(self.items) < PER_DOCUMENT:
+            self.items.append((line, column, problem, severity))
+        else:
+            self.more += 1
+
+    def inside(self, line: int, path: str) -> bool:
+        """Tell whether ``path`` on ``line`` is inside the value of the last error (not an order error)."""
+        return self._paths is not None and self._paths[0] == line and inside(path, self._paths[1])
 
 
 def _line_blocks_of(stream: IO[bytes], run: Run) -> Iterator[bytes | None]:

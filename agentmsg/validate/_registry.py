@@ -17,27 +17,32 @@ the name of its shipped JSON Schema. A detector looks only at the document's sha
 an object, or of an array's first item), so the validator caches detection by shape; it answers
 with a specificity (0: not this kind; more keys matched: more specific), and candidates are tried
 most specific first. A checker takes the parsed document and raises ``ValidationError`` or
-``ConversationOrderError`` for a problem, or ``Problems`` for several independent ones. The
-checkers of agentmsg's own documents are here; those of providers' (``_provider_kinds``) and
-MCP's (``_mcp_rules``) documents load with their modules when a document of theirs is checked.
+``ConversationOrderError`` for a problem, or ``Problems`` for several independent ones. A kind
+whose document is an array also gives ``items``, its check fed one element at a time (the
+checker is that check run over the whole array), so a big file of one is checked as it streams.
+The checkers of agentmsg's own documents are here; those of providers' (``_provider_kinds``,
+``_error_bodies``) and MCP's (``_mcp_rules``) documents load with their modules when a document
+of theirs is checked. A kind with ``auto=False`` is never detected: only ``--kind`` chooses it
+(the Ollama request and tools, which take what an OpenAI one refuses).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import Any
 
-from .._checks import expect_object, expected, map_items, missing
+from .._checks import expect_object, missing
 from ..content import ReasoningPart
-from ..errors import ConversationOrderError, ValidationError
-from ..history import OrderCheck
+from ..errors import ValidationError
 from ..messages import ChatMessage, ToolResult
 from ..streaming import ToolCallDelta
 from ..tools import ToolCall, ToolDefinition
-from ._rules import Problems
+from ._fields import FIELDS, Node
+from ._order import Order
+from ._rules import Findings, Items, Problems, array_check, problems_of
 
 __all__ = [
     "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
@@ -73,7 +78,7 @@ def _later(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Kind:
     """One kind of document: its name, how to spot it, how to check it, its shipped schema.
 
@@ -87,6 +92,9 @@ class Kind:
     check: Callable[[Any], object]
     schema: str | None = None
     confirm: Callable[[Any], bool] | None = None  # a look past the shape, where shapes are ambiguous
+    items: Callable[[], Items] | None = None  # an array kind's check, fed one element at a time
+    auto: bool = True  # False: never detected, chosen only with --kind
+    fields: Node | None = None  # the fields its documents may hold (``_fields``); None: not looked at
 
 
 class _Fields:
@@ -146,73 +154,69 @@ def resemblance(kind: Kind, doc: Any) -> int:
 # -- checkers ---------------------------------------------------------------------------------
 
 
-def check_conversation(doc: Any) -> None:
-    """Check every message, then their order, and that no tool call is left unanswered.
+class Conversation:
+    """The check of a conversation, a message at a time: each message, then the order.
 
-    >>> try:
-    ...     check_conversation([{"role": "system", "content": "Be brief."}, {"role": "assistant", "content": "Hi"}])
-    ... except ConversationOrderError as exc:
-    ...     print(exc)
-    messages[1]: the user must speak first
+    >>> [str(e) for e in problems_of(KINDS["conversation"].check, [{"role": "user", "content": "Hi"},
+    ...     {"role": "assistant", "content": 5}, {"role": "user", "content": "Hello?"},
+    ...     {"role": "tool", "tool_call_id": "c9", "content": "ok"}])]  # doctest: +NORMALIZE_WHITESPACE
+    ['[0]: the first message must be a system message (ConversationHistory(require_system=False) allows a conversation without one)',
+     '[1].content: expected a string or a list of parts, got number',
+     '[3]: tool message must answer a pending tool call: unknown tool_call_id']
 
     The first message must be the system message (the design's rule AC-105). The order is
-    checked as the messages are, by an ``OrderCheck`` (``ConversationHistory``'s rules), and
-    no message is kept; it counts only when every message is valid, as one
-    ``ConversationHistory`` of them all would.
+    ``ConversationHistory``'s, checked by ``Order`` as the messages come (no message is kept):
+    each broken rule is reported once, and a message that is not valid leaves the order unknown
+    until the next user or assistant message.
     """
-    if type(doc) is not list:
-        raise expected("an array of messages", doc, "")
-    order = OrderCheck()
-    broken: ConversationOrderError | None = None
-    errors: list[ValidationError | ConversationOrderError] = []
-    decode = ChatMessage.from_dict
-    for i, item in enumerate(doc):
+
+    __slots__ = ("order",)
+
+    def __init__(self) -> None:
+        self.order = Order()
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
         try:
-            message = decode(item)
+            message = ChatMessage.from_dict(element)
         except ValidationError as exc:
-            errors.append(exc.prefixed(i))
-            continue
-        if broken is None and not errors:
-            try:
-                order.add(message)
-            except ConversationOrderError as exc:
-                broken = exc
-    if errors:
-        raise Problems(errors)
-    if broken is not None:
-        raise broken
-    order.validate()
+            out.append(exc.prefixed(index))
+            self.order.skip()
+            return
+        problem = self.order.add(message, "")
+        if problem is not None:  # placed at its message only now: most messages break no rule
+            out.append(problem.prefixed(index))
+
+    def end(self, count: int, out: Findings) -> None:
+        problem = self.order.end("")
+        if problem is not None:
+            out.append(problem)
 
 
-def check_tool_definitions(doc: Any) -> list[ToolDefinition]:
-    """Check every tool definition, and that no two share a name.
+class ToolDefinitions:
+    """The check of an array of tool definitions, one at a time: each definition, and no name twice.
 
     >>> tool = {"name": "now", "description": "The time.", "parameters": {"type": "object"}, "strict": False}
-    >>> try:
-    ...     check_tool_definitions([tool, tool])
-    ... except Problems as many:
-    ...     print([problem.path for problem in many.errors])
-    ['[1].name']
+    >>> [str(e) for e in problems_of(KINDS["tool_definitions"].check, [tool, {"name": "now"}, tool])]
+    ['[1].parameters: is required', '[2].name: tool names must be unique in a list of tools']
     """
-    if type(doc) is not list:
-        raise expected("an array of tool definitions", doc, "")
-    definitions: list[ToolDefinition] = []
-    errors: list[ValidationError | ConversationOrderError] = []
-    for i, item in enumerate(doc):
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
         try:
-            definitions.append(ToolDefinition.from_dict(item))
+            name = ToolDefinition.from_dict(element).name
         except ValidationError as exc:
-            errors.append(exc.prefixed(i))
-    if errors:
-        raise Problems(errors)
-    seen: set[str] = set()
-    for i, definition in enumerate(definitions):
-        if definition.name in seen:
-            errors.append(ValidationError("tool names must be unique in a list of tools", f"[{i}].name", "unique"))
-        seen.add(definition.name)
-    if errors:
-        raise Problems(errors)
-    return definitions
+            out.append(exc.prefixed(index))
+            return
+        if name in self.names:
+            out.append(ValidationError("tool names must be unique in a list of tools", f"[{index}].name", "unique"))
+        self.names.add(name)
+
+    def end(self, count: int, out: Findings) -> None:
+        pass
 
 
 def check_event(doc: Any) -> object:
@@ -269,9 +273,9 @@ def _provider(kind: str) -> Callable[[Any], object]:
     return _later("._provider_kinds", f"check_{kind}")
 
 
-def _mcp(message: str) -> Callable[[Any], None]:
-    """Return the checker of an MCP ``message`` (request, notification, result, error) by the spec's rules."""
-    rules = _later("._mcp_rules", f"check_{message}")
+def _rules_of(module: str, name: str) -> Callable[[Any], None]:
+    """Return the checker of an object by the rule checker ``module.name`` (loaded on first use)."""
+    rules = _later(module, name)
 
     def check(doc: Any) -> None:
         found = rules(expect_object(doc))
@@ -279,6 +283,17 @@ def _mcp(message: str) -> Callable[[Any], None]:
             raise Problems(found)
 
     return check
+
+
+def _mcp(message: str) -> Callable[[Any], None]:
+    """Return the checker of an MCP ``message`` (request, notification, result, error) by the spec's rules."""
+    return _rules_of("._mcp_rules", f"check_{message}")
+
+
+def _tools(provider: str) -> Callable[[], Items]:
+    """Return the element check of a provider's tools array (``_provider_kinds``, loaded on first use)."""
+    make = _later("._provider_kinds", "Tools")
+    return lambda: make(provider)
 
 
 def openai_only(doc: Any) -> bool:
@@ -312,34 +327,59 @@ def _reasoning_keys(shape: Shape) -> int:
 _REASONING_KEYS = frozenset({"type", "text", "signature", "redacted", "provider", "id", "anchor"})
 
 
-def _stream(parser: Callable[[], Any]) -> Callable[[Any], None]:
-    """Return the checker of a recorded stream: an array of chunks (or events), fed in order."""
+class _Stream:
+    """The check of a recorded stream: its chunks (or events) fed in order to the provider's parser.
 
-    def check(doc: Any) -> None:
-        if type(doc) is not list:
-            raise expected("an array of stream chunks", doc, "")
-        stream = parser()
-        map_items(stream.feed, doc)
-        stream.finish()
+    The parser's first error ends the check (the stream is broken from there).
+    """
 
-    return check
+    __slots__ = ("parser", "broken")
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+        self.broken = False
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
+        if not self.broken:
+            try:
+                self.parser.feed(element)
+            except ValidationError as exc:
+                self.broken = True
+                out.append(exc.prefixed(index))
+
+    def end(self, count: int, out: Findings) -> None:
+        if not self.broken:
+            try:
+                self.parser.finish()
+            except ValidationError as exc:
+                out.append(exc)
+
+
+def _stream(parser: Callable[[], Any]) -> Callable[[], Items]:
+    """Return the element check of a recorded stream, fed to a fresh ``parser()``."""
+    return lambda: _Stream(parser())
+
+
+def _array(name: str, summary: str, detect: Detector, make: Callable[[], Items], what: str, **options: Any) -> Kind:
+    """Return an array kind checked an element at a time by ``make()``'s ``Items``."""
+    return Kind(name, summary, detect, array_check(make, what), items=make, **options)
 
 
 # -- the registry -----------------------------------------------------------------------------
 
-_REGISTRY = (
+_REGISTRY: tuple[Kind, ...] = (
     Kind("chat_message", "one chat message {role, content, ...}", fields("role", absent=("model",)),
          ChatMessage.from_dict, "chat_message"),
-    Kind("conversation", "an array of chat messages, checked in order as a ConversationHistory",
-         items("role"), check_conversation, "conversation"),
+    _array("conversation", "an array of chat messages, checked in order as a ConversationHistory",
+           items("role"), Conversation, "an array of messages", schema="conversation"),
     Kind("tool_call", "a tool call {id, name, arguments}", fields("id", "name", absent=("role",)),
          ToolCall.from_dict, "tool_call"),
     Kind("tool_result", "a tool result {tool_call_id, result, is_error}", fields("tool_call_id", "result"),
          ToolResult.from_dict, "tool_result"),
     Kind("tool_definition", "a tool definition {name, description, parameters, strict}",
          fields("name", "parameters"), ToolDefinition.from_dict, "tool_definition"),
-    Kind("tool_definitions", "an array of tool definitions with unique names", items("name", "parameters"),
-         check_tool_definitions, None),
+    _array("tool_definitions", "an array of tool definitions with unique names", items("name", "parameters"),
+           ToolDefinitions, "an array of tool definitions"),
     Kind("tool_call_delta", "a streamed tool-call fragment {index, id, name, arguments_delta}",
          fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
     Kind("event", "a socket event {event: name, payload: {...}} (agentmsg.events)", fields("event", "payload"),
@@ -350,22 +390,22 @@ _REGISTRY = (
          fields("model", "messages"), _provider("openai_request")),
     Kind("anthropic_request", "an Anthropic Messages request body {model, max_tokens, system, messages, tools}",
          fields("model", "messages", "max_tokens"), _provider("anthropic_request")),
-    Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools}",
-         fields("model", "messages"), _provider("ollama_request")),
-    Kind("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
-         items("role"), _provider("openai_messages"), confirm=openai_only),
+    Kind("ollama_request", "an Ollama /api/chat request body {model, messages, tools} (--kind only)",
+         fields("model", "messages"), _provider("ollama_request"), auto=False),
+    _array("openai_messages", "a bare OpenAI (or vLLM) messages array, the usual log format, checked in order",
+           items("role"), _later("._provider_kinds", "OpenAIMessages"), "an array of messages", confirm=openai_only),
     Kind("openai_tool", "one OpenAI tool definition {type: function, function: {name, parameters}}",
          fields("type", "function"), _provider("openai_tool")),
-    Kind("openai_tools", "an OpenAI tools array [{type: function, function}]",
-         items("type", "function"), _provider("openai_tools")),
+    _array("openai_tools", "an OpenAI tools array [{type: function, function}]",
+           items("type", "function"), _tools("openai"), "an array of tools"),
     Kind("anthropic_tool", "one Anthropic tool definition {name, description, input_schema}",
          fields("name", "input_schema"), _provider("anthropic_tool")),
-    Kind("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
-         items("name", "input_schema"), _provider("anthropic_tools")),
-    Kind("ollama_tool", "one Ollama tool definition (the OpenAI shape; --kind ollama_tool to force it)",
-         fields("type", "function"), _provider("ollama_tool")),
-    Kind("ollama_tools", "an Ollama tools array (the OpenAI shape; --kind ollama_tools to force it)",
-         items("type", "function"), _provider("ollama_tools")),
+    _array("anthropic_tools", "an Anthropic tools array [{name, input_schema}]",
+           items("name", "input_schema"), _tools("anthropic"), "an array of tools"),
+    Kind("ollama_tool", "one Ollama tool definition, the OpenAI shape (--kind only)",
+         fields("type", "function"), _provider("ollama_tool"), auto=False),
+    _array("ollama_tools", "an Ollama tools array, the OpenAI shape (--kind only)",
+           items("type", "function"), _tools("ollama"), "an array of tools", auto=False),
     Kind("mcp_request", "an MCP JSON-RPC request {jsonrpc, id, method, params} (initialize, resources/*, tools/*...)",
          fields("jsonrpc", "id", "method"), _mcp("request")),
     Kind("mcp_notification", "an MCP JSON-RPC notification {jsonrpc, method, params} (no id)",
@@ -380,34 +420,46 @@ _REGISTRY = (
          fields("role", "content", "stop_reason"), _later("..providers.anthropic", "parse_response")),
     Kind("ollama_response", "an Ollama /api/chat response body (or stream line) {model, message, done}",
          fields("model", "message"), _later("..providers.ollama", "parse_response")),
-    Kind("openai_stream", "a recorded OpenAI stream: an array of chat.completion.chunk objects",
-         items("choices"), _stream(_later("..providers.openai", "StreamParser"))),
-    Kind("anthropic_stream", "a recorded Anthropic stream: an array of events {type, ...}",
-         items("type"), _stream(_later("..providers.anthropic", "StreamParser"))),
-    Kind("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
-         items("model", "message"), _stream(_later("..providers.ollama", "StreamParser"))),
+    _array("openai_stream", "a recorded OpenAI stream: an array of chat.completion.chunk objects",
+           items("choices"), _stream(_later("..providers.openai", "StreamParser")), "an array of stream chunks"),
+    _array("anthropic_stream", "a recorded Anthropic stream: an array of events {type, ...}",
+           items("type"), _stream(_later("..providers.anthropic", "StreamParser")), "an array of stream chunks"),
+    _array("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
+           items("model", "message"), _stream(_later("..providers.ollama", "StreamParser")), "an array of stream chunks"),
     Kind("reasoning_part", "a reasoning part {type: reasoning, text, signature, provider, ...}",
          _reasoning_keys, ReasoningPart.from_dict, "reasoning_part"),
     Kind("responses_request", "an OpenAI Responses request body {model, instructions, input, tools}",
          fields("model", "input"), _provider("responses_request")),
     Kind("responses_response", "an OpenAI Responses response object {object, status, output, usage}",
          fields("object", "output"), _later("..providers.openai_responses", "parse_response")),
-    Kind("responses_stream", "a recorded OpenAI Responses stream: an array of events {type, ...}",
-         items("type", "response"), _stream(_later("..providers.openai_responses", "StreamParser"))),
+    _array("responses_stream", "a recorded OpenAI Responses stream: an array of events {type, ...}",
+           items("type", "response"), _stream(_later("..providers.openai_responses", "StreamParser")),
+           "an array of stream chunks"),
     Kind("gemini_request", "a Gemini generateContent request body {contents, systemInstruction, tools}",
          fields("contents"), _provider("gemini_request")),
     Kind("gemini_response", "a Gemini GenerateContentResponse {candidates, usageMetadata}",
          fields("candidates"), _later("..providers.gemini", "parse_response")),
-    Kind("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",
-         items("candidates"), _stream(_later("..providers.gemini", "StreamParser"))),
+    _array("gemini_stream", "a recorded Gemini stream: an array of GenerateContentResponse chunks",
+           items("candidates"), _stream(_later("..providers.gemini", "StreamParser")), "an array of stream chunks"),
+    Kind("openai_error", "an OpenAI error body {error: {message, type, param, code}} (a 400, a 429...)",
+         fields("error", absent=("jsonrpc", "type")), _rules_of("._error_bodies", "check_openai_error"),
+         confirm=_later("._error_bodies", "openai_like")),
+    Kind("anthropic_error", "an Anthropic error body {type: error, error: {type, message}, request_id}",
+         fields("type", "error"), _rules_of("._error_bodies", "check_anthropic_error")),
+    Kind("gemini_error", "a Gemini error body {error: {code, message, status, details}} (a 400, a 404...)",
+         fields("error", absent=("jsonrpc", "type")), _rules_of("._error_bodies", "check_gemini_error"),
+         confirm=_later("._error_bodies", "gemini_like")),
+    Kind("mcp_resource_contents", "MCP resource contents {uri, mimeType, text or blob} (resources/read, embedded)",
+         fields("uri", absent=("jsonrpc",)), _rules_of("._mcp_rules", "check_resource_contents")),
     Kind("bedrock_request", "an Amazon Bedrock Converse request body {messages, system, toolConfig, inferenceConfig}",
          fields("messages", absent=("model",)), _provider("bedrock_request")),
     Kind("bedrock_response", "an Amazon Bedrock Converse response {output, stopReason, usage}",
          fields("output", "stopReason"), _later("..providers.bedrock", "parse_response")),
-    Kind("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
-         items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser"))),
+    _array("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
+           items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser")), "an array of stream chunks"),
 )
 
+_REGISTRY = tuple(replace(kind, fields=FIELDS.get(kind.name)) for kind in _REGISTRY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
 
 _ARRAY = object()
@@ -466,7 +518,7 @@ def shape_kinds(first: Any) -> tuple[Kind, ...]:
 def _detect(shape: Shape | None) -> tuple[Kind, ...]:
     if shape is None:
         return ()
-    scored = [(kind.detect(shape), i, kind) for i, kind in enumerate(_REGISTRY)]
+    scored = [(kind.detect(shape), i, kind) for i, kind in enumerate(_REGISTRY) if kind.auto]
     return tuple(kind for score, _, kind in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0)
 
 

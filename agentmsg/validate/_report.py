@@ -1,17 +1,22 @@
 """The report of a run: its options and counts, a line (or JSON item) per problem, the progress line.
 
->>> import argparse, io
+>>> import io
 >>> out = io.StringIO()
->>> options = argparse.Namespace(format="text", quiet=False, kind=None, max_bytes=100, jsonl=False, jobs=1,
-...                              conversation=False)
->>> run = Run(options, out)
->>> run.documents, run.invalid = 1, 1
+>>> run = Run(options(), out)
+>>> run.documents, run.invalid = 2, 1
+>>> run.accept("chat_message")
 >>> run.report("a.json", 3, 5, ("[0].content", "type", "expected a string, got number"), "conversation")
 >>> run.finish()
 1
 >>> print(out.getvalue(), end="")
-a.json:3: $[0].content: expected a string, got number
-1 document, 0 valid, 1 invalid
+a.json:3: $[0].content: expected a string, got number [conversation]
+2 documents, 1 valid (1 chat_message), 1 invalid
+
+Each line names the kind a document was checked as (none for one that is not JSON, or that no
+kind matches); the summary counts the valid documents by the kind that accepted them. A
+document's lines stop at ``PER_DOCUMENT`` with a note of how many more there are, and a file's
+at ``--max-problems`` (a note at the end of the file says how many were not shown); the counts
+and the exit status are those of every problem.
 """
 
 from __future__ import annotations
@@ -24,14 +29,18 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO
 
 from ._registry import KINDS, Kind
 
-__all__ = ["Problem", "Run", "Recorder", "Progress", "is_terminal", "printable", "render_path", "prog"]
+__all__ = [
+    "Problem", "Run", "Recorder", "Progress", "is_terminal", "printable", "render_path", "prog", "options", "PER_DOCUMENT",
+]
 
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
+PER_DOCUMENT = 20  # the most lines one document's problems print; a note counts the rest
+DEFAULT_MAX_PROBLEMS = 100  # the most lines a file's problems print (--max-problems)
 
 # One problem: (path, code, message), the path in the core's form ("[2].content", "" for the root).
 Problem = tuple[str, str, str]
@@ -66,6 +75,16 @@ def _drop(record: logging.LogRecord) -> bool:
     return False
 
 
+def options(**given: object) -> argparse.Namespace:
+    """Return the options of a run: the command line's defaults, then ``given``."""
+    values: dict[str, object] = {
+        "format": "text", "quiet": False, "kind": None, "max_bytes": 64 << 20, "jsonl": False, "jobs": 1,
+        "conversation": False, "strict": False, "max_problems": DEFAULT_MAX_PROBLEMS,
+    }
+    values.update(given)
+    return argparse.Namespace(**values)
+
+
 class Run:
     """The state of one run: options, counts, and the report as it is written."""
 
@@ -79,11 +98,15 @@ class Run:
         self.jsonl: bool = args.jsonl
         self.jobs: int = args.jobs
         self.conversation: bool = args.conversation
+        self.strict: bool = args.strict
+        self.max_problems: int = args.max_problems
         self.progress: Progress | None = None
         self.documents = self.valid = self.invalid = self.findings = 0
+        self.accepted: dict[str, int] = {}  # valid documents by the kind that accepted them
         self.unreadable: list[dict[str, str]] = []
         self.warnings: list[warnings.WarningMessage] = []
         self._first = True
+        self._shown = self._hidden = 0  # the lines of this file written, and not
         if self.json and not self.quiet:
             self.write('{"problems": [')
 
@@ -111,13 +134,30 @@ class Run:
         finally:
             records_log.removeFilter(_drop)
 
+    def accept(self, kind: str, count: int = 1) -> None:
+        """Count ``count`` valid documents, accepted as ``kind``."""
+        self.valid += count
+        self.accepted[kind] = self.accepted.get(kind, 0) + count
+
     def report(
-        self, name: str, line: int, column: int | None, problem: Problem, kind: str | None, severity: str = "error"
+        self, name: str, line: int | None, column: int | None, problem: Problem, kind: str | None,
+        severity: str = "error",
     ) -> None:
-        """Write one problem line (or JSON item)."""
-        self.findings += 1
-        if self.quiet:
-            return
+        """Write one problem line (or JSON item); ``severity`` is error, warning (an error with
+        ``--strict``) or note (a line about the report itself)."""
+        if severity == "note":
+            if self.quiet:
+                return
+        else:
+            self.findings += 1
+            if self.quiet:
+                return
+            if self.max_problems and self._shown >= self.max_problems:
+                self._hidden += 1
+                return
+            self._shown += 1
+            if severity == "warning" and self.strict:
+                severity = "error"
         if self.progress is not None:
             self.progress.clear()
         path, code, message = problem
@@ -127,8 +167,39 @@ class Run:
             self.write(("\n  " if self._first else ",\n  ") + json.dumps(item))
             self._first = False
         else:
-            flag = "warning: " if severity == "warning" else ""
-            self.write(printable(f"{name}:{line}: {render_path(path)}: {flag}{message}") + "\n")
+            flag = "" if severity == "error" else severity + ": "
+            where = f"{name}:{line}: {render_path(path)}" if line is not None else name
+            label = f" [{kind}]" if kind else ""
+            self.write(printable(f"{where}: {flag}{message}{label}") + "\n")
+
+    def document(
+        self, name: str, kind: str | None, items: Sequence[tuple[int, int | None, Problem, str]], more: int = 0,
+        start: tuple[int, int | None] = (1, None),
+    ) -> None:
+        """Write a document's problems, each ``(line, column, problem, severity)``: the first ``PER_DOCUMENT``.
+
+        ``more`` counts problems found beyond ``items``; a note at the document's ``start``
+        (its line and column) says how many were not written.
+        """
+        for line, column, problem, severity in items[:PER_DOCUMENT]:
+            self.report(name, line, column, problem, kind, severity)
+        rest = max(0, len(items) - PER_DOCUMENT) + more
+        if rest:
+            self.findings += rest
+            if self.max_problems and self._shown >= self.max_problems:  # the file's note counts them
+                self._hidden += rest
+                return
+            noun = "problem" if rest == 1 else "problems"
+            note = f"{rest} more {noun} in this document (the first {PER_DOCUMENT} are shown)"
+            self.report(name, *start, ("", "more", note), kind, "note")
+
+    def end_file(self, name: str) -> None:
+        """Note how many lines of the file ``name`` went unwritten (over ``--max-problems``)."""
+        if self._hidden:
+            noun = "problem" if self._hidden == 1 else "problems"
+            note = f"{self._hidden} more {noun} in this file (--max-problems {self.max_problems} are shown)"
+            self.report(name, None, None, ("", "more", note), None, "note")
+        self._shown = self._hidden = 0
 
     def cannot_read(self, name: str, exc: OSError) -> None:
         """Record a file that could not be read (exit status 2)."""
@@ -138,13 +209,16 @@ class Run:
 
     def finish(self) -> int:
         """Write the summary; return the exit status."""
-        counts = {"documents": self.documents, "valid": self.valid, "invalid": self.invalid}
+        accepted = sorted(self.accepted.items(), key=lambda item: (-item[1], item[0]))
         if self.json:
+            counts = {"documents": self.documents, "valid": self.valid, "invalid": self.invalid,
+                      "accepted": dict(accepted)}
             tail = json.dumps({"unreadable": self.unreadable, **counts})[1:]
             self.write(("{" if self.quiet else ("\n], " if not self._first else "], ")) + tail + "\n")
         else:
             noun = "document" if self.documents == 1 else "documents"
-            self.write(f"{self.documents} {noun}, {self.valid} valid, {self.invalid} invalid\n")
+            kinds = f" ({', '.join(f'{count} {kind}' for kind, count in accepted)})" if accepted else ""
+            self.write(f"{self.documents} {noun}, {self.valid} valid{kinds}, {self.invalid} invalid\n")
         if self.unreadable:
             return 2
         return 1 if self.invalid else 0
@@ -153,16 +227,16 @@ class Run:
 class Recorder(Run):
     """A worker's run (``--jobs``): problems are kept, in order, for the parent to write."""
 
-    def __init__(self, kind: str | None, max_bytes: int, quiet: bool) -> None:
-        args = argparse.Namespace(format="text", quiet=quiet, kind=kind, max_bytes=max_bytes, jsonl=True, jobs=1,
-                                  conversation=False)
-        super().__init__(args, sys.stdout)
-        self.reports: list[tuple[int, int | None, Problem, str | None, str]] = []
+    def __init__(self, kind: str | None, max_bytes: int, quiet: bool, strict: bool) -> None:
+        super().__init__(options(quiet=quiet, kind=kind, max_bytes=max_bytes, jsonl=True, strict=strict), sys.stdout)
+        self.reports: list[tuple[int | None, int | None, Problem, str | None, str]] = []
 
     def report(
-        self, name: str, line: int, column: int | None, problem: Problem, kind: str | None, severity: str = "error"
+        self, name: str, line: int | None, column: int | None, problem: Problem, kind: str | None,
+        severity: str = "error",
     ) -> None:
-        self.findings += 1
+        if severity != "note":
+            self.findings += 1
         if not self.quiet:
             self.reports.append((line, column, problem, kind, severity))
 

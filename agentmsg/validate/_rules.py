@@ -8,19 +8,21 @@
 
 A rule checker (``_provider_rules``, ``_mcp_rules``) reads a document with these getters and
 returns every problem it noted, each a ``ValidationError`` with its path and code; a kind's
-checker raises them together as ``Problems``.
+checker raises them together as ``Problems``. A kind whose document is an array checks it an
+element at a time (``Items``), so the whole document and one streamed from a big file
+(``_big_document``) are checked by the same code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from .._checks import type_name
+from .._checks import expected, type_name
 from ..errors import ConversationOrderError, ValidationError
 
 __all__ = [
-    "Problems", "Findings", "problems_of", "err", "wrong_type", "absent", "join", "string_at", "object_at", "array_at",
+    "Problems", "Findings", "Items", "array_check", "problems_of", "related", "inside", "err", "wrong_type", "absent", "join", "string_at", "object_at", "array_at",
     "is_base64",
 ]
 
@@ -30,9 +32,47 @@ Findings = list[ValidationError]
 class Problems(Exception):
     """Several independent problems in one document (each a ValidationError or order error)."""
 
-    def __init__(self, errors: list[ValidationError | ConversationOrderError]) -> None:
+    def __init__(self, errors: Sequence[ValidationError | ConversationOrderError]) -> None:
         super().__init__(f"{len(errors)} problems")
-        self.errors = errors
+        self.errors = list(errors)
+
+
+class Items(Protocol):
+    """The check of an array kind, fed its elements one at a time; each call notes its problems in ``out``."""
+
+    def item(self, index: int, element: Any, out: Findings) -> None:
+        """Check the element at ``index`` (problems at paths that start ``[index]``)."""
+
+    def end(self, count: int, out: Findings) -> None:
+        """Check what the whole array needs, once its ``count`` elements are in (problems at ``$``)."""
+
+
+def array_check(make: Callable[[], Items], what: str) -> Callable[[Any], None]:
+    """Return the checker of an array kind: a fresh ``make()`` fed every element, then ``end``.
+
+    >>> class Strings:
+    ...     def item(self, index, element, out):
+    ...         if type(element) is not str:
+    ...             out.append(wrong_type(f"[{index}]", "a string", element))
+    ...     def end(self, count, out):
+    ...         pass
+    >>> [str(e) for e in problems_of(array_check(Strings, "an array of strings"), ["a", 1, None])]
+    ['[1]: expected a string, got number', '[2]: expected a string, got null']
+    """
+
+    def check(doc: Any) -> None:
+        if type(doc) is not list:
+            raise expected(what, doc, "")
+        items = make()
+        out: Findings = []
+        feed = items.item
+        for index, element in enumerate(doc):
+            feed(index, element, out)
+        items.end(len(doc), out)
+        if out:
+            raise Problems(out)
+
+    return check
 
 
 def problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationError | ConversationOrderError]:
@@ -50,6 +90,26 @@ def problems_of(check: Callable[[Any], object], doc: Any) -> list[ValidationErro
     except (ValidationError, ConversationOrderError) as exc:
         return [exc]
     return []
+
+
+def related(a: str, b: str) -> bool:
+    """Tell whether one path is the other or inside it (the root holds every path).
+
+    >>> related("messages[1]", "messages[1].content"), related("messages[1]", "messages[10]")
+    (True, False)
+    """
+    if len(a) > len(b):
+        a, b = b, a
+    return b == a or (b.startswith(a) and b[len(a)] in ".[") or not a
+
+
+def inside(path: str, where: str) -> bool:
+    """Tell whether ``path`` is the value at ``where``, or inside it (``where`` is not the root).
+
+    >>> inside("[1].content[0].source", "[1].content[0]"), inside("[1].content", "[10]"), inside("a", "")
+    (True, False, False)
+    """
+    return bool(where) and path.startswith(where) and (len(path) == len(where) or path[len(where)] in ".[")
 
 
 def err(path: str, message: str, code: str = "value") -> ValidationError:
