@@ -192,7 +192,10 @@ def test_the_page_shows_the_call_and_an_answer_of_the_real_model(browser: Any, s
         entries = page.entries()
         assert [kind for kind, _ in entries] == ["user", "tool", "chat"], entries
         assert entries[0][1] == QUESTION
-        assert entries[1][1] == "Calling list_recipes [completed]\n" + RECIPES
+        assert entries[1][1] == "Calling list_recipes completed"  # a tool message shows its summary until opened
+        tool = page.driver.find_element(By.CSS_SELECTOR, "#log .tool")
+        tool.find_element(By.CSS_SELECTOR, "summary").click()
+        assert tool.find_element(By.CSS_SELECTOR, ".result").text == RECIPES
         assert entries[2][1].strip()
         assert severe(page) == []
         page.save_evidence()  # kept as the test's artifact: the page with the real model's answer

@@ -255,7 +255,7 @@ def test_a_failed_turn_and_a_foreign_session_are_shown(page: Page) -> None:
         page.open()
         page.driver.execute_script("localStorage.setItem('chatSession', 'broken')")
         page.open()
-        assert page.entries() == [("user", "Hi")]
+        assert page.entries() == [("user", "Hi"), ("error", "the model call failed")]  # the stored turn's mark
         assert page.ask(QUESTION).startswith("failed")
         assert page.entries()[-1] == ("error", "the turn could not run; see the server log")
         # a session id that is another caller's: the page says so and starts a new conversation
@@ -498,8 +498,8 @@ def test_stop_ends_a_running_turn(model_page: Page) -> None:
             assert page.driver.find_element(By.ID, "send").is_enabled() and not stop.is_displayed()
             ScriptedOpenAI.gate.set()
             assert page.ask("Think first") == "done"  # the session is free again
-            page.open()  # the stopped answer stays, as far as it went
-            assert [cls for cls, _ in page.entries()] == ["user", "chat", "user", "chat"]
+            page.open()  # the stopped answer stays, as far as it went, with its mark
+            assert [cls for cls, _ in page.entries()] == ["user", "chat", "notice", "user", "chat"]
             assert severe(page) == []
     finally:
         ScriptedOpenAI.gate.set()
