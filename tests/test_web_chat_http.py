@@ -24,6 +24,8 @@ from test_web_chat import TIMEOUT, Server
 
 DEADLINE = 2  # seconds: the server's --head-timeout and --body-timeout here
 DRIP = 0.25  # seconds between two bytes of a slow client: its request would take minutes to arrive
+pytestmark = pytest.mark.e2e  # a server process of its own, and clients that wait out its deadlines
+
 DEPTH = 100_000
 DEEP = {"array": b"[" * DEPTH + b"]" * DEPTH, "object": b'{"a":' * DEPTH + b"1" + b"}" * DEPTH}
 QUESTION = "What recipes do I have?"
