@@ -5,9 +5,12 @@ Run: python benchmarks/bench_goals.py [--full]   (peers: python -m pip install -
 Every time is **CPU time** (``time.thread_time``; children's rusage for subprocesses), not wall
 time: on a shared, loaded machine wall time mostly measures the wait for a core. An in-process
 ratio is of the least cost over many short interleaved runs (see ``interleaved``); a subprocess
-row is the median of interleaved runs; below 1 means agentmsg is faster. By default the validate-CLI log is a generated
-~10 MB JSON Lines file and the peak-memory document ~20 MB; ``--full`` uses a 100 MB log
-and 60 MB document.
+row is the median of interleaved runs; below 1 means agentmsg is faster. The validate CLI runs on two
+generated JSON Lines logs, text-heavy (messages and tool calls, images as short URLs) and
+image-heavy (~30% of user turns with a 4 kB data-URL image), against ``pydantic_peer.py`` (a
+script that imports only pydantic) and a bare ``json.loads`` loop, with instruction counts
+(callgrind, when valgrind is installed) beside the CPU ratios. By default the logs are ~10 MB
+and the peak-memory document ~20 MB; ``--full`` uses 100 MB logs and a 60 MB document.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_providers import anthropic_stream, openai_stream  # noqa: E402
 from bench_validate import realistic_lines  # noqa: E402
+from pydantic_peer import pydantic_models  # noqa: E402
 
 from agentmsg import ChatMessage, ToolCall, from_json, to_json  # noqa: E402
 
@@ -79,57 +84,6 @@ def interleaved(ours: Callable[[], Any], theirs: Callable[[], Any], rounds: int 
         for i, timer in enumerate(timers):
             best[i] = min(best[i], timer.timeit(numbers[i]) / numbers[i])
     return best[0] * 1e9, best[1] * 1e9
-
-
-def pydantic_models() -> Any:
-    """The message model of bench_core with ``dict[str, JsonValue]`` arguments (checked JSON values)."""
-    from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, model_validator
-
-    class PTextPart(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["text"]
-        text: str
-
-    class PImageSource(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["url", "base64", "file"]
-        url: Optional[str] = None
-        media_type: Optional[str] = None
-        data: Optional[str] = None
-        path: Optional[str] = None
-
-    class PImagePart(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["image"]
-        source: PImageSource
-
-    class PToolCall(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        id: str = Field(min_length=1)
-        name: str = Field(pattern=r"^[A-Za-z0-9_]{1,64}$")
-        arguments: dict[str, JsonValue] = {}
-
-    class PMessage(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        role: Literal["system", "user", "assistant", "tool"]
-        content: Union[str, list[Union[PTextPart, PImagePart]], None] = None
-        tool_calls: list[PToolCall] = []
-        tool_call_id: Optional[str] = None
-        is_error: bool = False
-
-        @model_validator(mode="after")
-        def _rules(self) -> PMessage:
-            if self.tool_calls and self.role != "assistant":
-                raise ValueError("only assistant messages carry tool calls")
-            if self.role == "tool" and not self.tool_call_id:
-                raise ValueError("tool messages need tool_call_id")
-            if self.content is None and not (self.role == "assistant" and self.tool_calls):
-                raise ValueError("content is required")
-            return self
-
-    for model in (PTextPart, PImageSource, PImagePart, PToolCall, PMessage):
-        model.model_rebuild(_types_namespace={"PMessage": PMessage, "JsonValue": JsonValue, **locals()})
-    return PMessage, PToolCall, TypeAdapter(PMessage), TypeAdapter(list[PMessage])
 
 
 class Mode(enum.Enum):
@@ -194,6 +148,43 @@ def agent_log(path: str, size: int) -> int:
     return written
 
 
+def text_log(path: str, size: int) -> int:
+    """Write a text-heavy JSON Lines chat log of about ``size`` bytes (images only as short URLs)."""
+    written = 0
+    seed = 0
+    with open(path, "w", encoding="utf-8") as f:
+        while written < size:
+            for line in realistic_lines(20_000, seed):
+                f.write(line + "\n")
+                written += len(line) + 1
+                if written >= size:
+                    break
+            seed += 1
+    return written
+
+
+def instructions(argv: list[str], env: dict[str, str]) -> int | None:
+    """Instructions run by the process ``argv`` under callgrind (None without valgrind), whatever its exit status."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+        with open(out, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("summary:"):
+                    return int(line.split()[1])
+    return None
+
+
+def child_wall(argv: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of a child process running ``argv``; it must exit 0."""
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+    return time.perf_counter() - start
+
+
 def child_cpu(argv: list[str], env: dict[str, str] | None = None) -> float:
     """CPU ns (user + system) of a child process running ``argv``; it must exit 0."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -201,21 +192,6 @@ def child_cpu(argv: list[str], env: dict[str, str] | None = None) -> float:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1e9
 
-
-PYDANTIC_CLI = """
-import sys
-sys.path.insert(0, {bench!r})
-from bench_goals import pydantic_models
-adapter = pydantic_models()[2]
-bad = 0
-with open(sys.argv[1], "rb") as f:
-    for line in f:
-        try:
-            adapter.validate_json(line)
-        except ValueError:
-            bad += 1
-print(bad)
-"""
 
 LOADS_LOOP = """
 import json, sys
@@ -244,8 +220,58 @@ def import_ms_median(statement: str = "import agentmsg", runs: int = 10) -> floa
             for _ in range(runs))
 
 
-# (workload, peer, goal, test of the goal (None: a row for information only), measured value)
-Row = tuple[str, str, str, Callable[[float], bool] | None, float | None]
+def cli_rows(tmp: str, size: int, add: Callable[..., None], rows: list[Row]) -> None:
+    """The validate CLI on a text-heavy and an image-heavy log, against the lean pydantic script and a bare loop.
+
+    CPU time is the median of 3 interleaved runs of each child; instruction counts (callgrind,
+    stable on a loaded machine) are of the same commands on a 5 MB slice of each log, beside them.
+    """
+    # bytecode cached as in an installed package (PYTHONDONTWRITEBYTECODE would make every run
+    # compile the CLI from source), warmed by a first run of each command
+    cache = os.path.join(tmp, "pycache")
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    peer_script = str(ROOT / "benchmarks" / "pydantic_peer.py")
+
+    def commands(log: str) -> tuple[list[str], list[str], list[str]]:
+        return ([sys.executable, "-m", "agentmsg.validate", "--quiet", "--jsonl", log],
+                [sys.executable, peer_script, log], [sys.executable, "-c", LOADS_LOOP, log])
+
+    for kind, write in (("text-heavy", text_log), ("image-heavy", agent_log)):
+        log = os.path.join(tmp, f"{kind}.jsonl")
+        mb = f"{write(log, size) / (1 << 20):.0f} MB"
+        cli, peer, loads = commands(log)
+        for argv in (cli, peer, loads):
+            subprocess.run([*argv[:-1], os.devnull], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+                           env=env)
+        times: list[list[float]] = [[], [], []]
+        for _ in range(3):
+            for spent, argv in zip(times, (cli, peer, loads)):
+                spent.append(child_cpu(argv, env))
+        ours, theirs, bare = (statistics.median(t) for t in times)
+        small = os.path.join(tmp, f"{kind}-5mb.jsonl")
+        write(small, min(size, 5 << 20))
+        ir = [instructions(argv, env) for argv in commands(small)]
+        add(f"validate CLI, {mb} {kind} log", "lean pydantic script", "<= 0.8x", lambda v: v <= 0.8, ours / theirs,
+            None if ir[0] is None or ir[1] is None else ir[0] / ir[1])
+        add(f"validate CLI, {mb} {kind} log", "bare json.loads loop", "<= 1.3x", lambda v: v <= 1.3, ours / bare,
+            None if ir[0] is None or ir[2] is None else ir[0] / ir[2])
+        if kind == "text-heavy":
+            one = statistics.median(child_wall(cli, env) for _ in range(3))
+            two = statistics.median(child_wall([*cli[:-1], "--jobs", "2", log], env) for _ in range(3))
+            add(f"validate CLI --jobs 2, {mb} {kind} log (wall time, speed-up)", "one process", ">= 1.6x",
+                lambda v: v >= 1.6, one / two)
+
+    empty = os.path.join(tmp, "empty.jsonl")
+    open(empty, "w").close()
+    start = instructions(commands(empty)[0], env)
+    rows.append(("validate CLI start-up, empty file (M instructions)", "-", "<= 100 M", lambda v: v <= 100,
+                 None if start is None else start / 1e6, None))
+
+
+# (workload, peer, goal, test of the goal (None: a row for information only), measured value,
+# instructions ratio (None: not measured))
+Row = tuple[str, str, str, Callable[[float], bool] | None, float | None, float | None]
 
 
 def main() -> int:
@@ -254,8 +280,9 @@ def main() -> int:
     pyd = pydantic_models()
     PMessage, PToolCall, one, many = pyd
 
-    def add(name: str, peer: str, goal: str, ok: Callable[[float], bool], value: float | None) -> None:
-        rows.append((name, peer, goal, ok, value))
+    def add(name: str, peer: str, goal: str, ok: Callable[[float], bool], value: float | None,
+            ir: float | None = None) -> None:
+        rows.append((name, peer, goal, ok, value, ir))
         shown = "-" if value is None else f"{value:.2f}"
         print(f"  measured {name}: {shown}", file=sys.stderr, flush=True)
 
@@ -264,31 +291,7 @@ def main() -> int:
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
     with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "agent.jsonl")
-        size = agent_log(log, (100 if full else 10) << 20)
-        mb = f"{size / (1 << 20):.0f} MB"
-        cli = [sys.executable, "-m", "agentmsg.validate", "--quiet", "--jsonl", log]
-        peer_cli = [sys.executable, "-c", PYDANTIC_CLI.format(bench=str(ROOT / "benchmarks")), log]
-        loads = [sys.executable, "-c", LOADS_LOOP, log]
-        rounds = 3
-        ours_t, peer_t, loads_t = [], [], []
-        # bytecode cached as in an installed package (PYTHONDONTWRITEBYTECODE would make every
-        # run compile the CLI from source), warmed by a first run of each
-        cache = os.path.join(tmp, "pycache")
-        env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        for argv in (cli, peer_cli, loads):
-            subprocess.run([*argv[:-1], os.devnull], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-                           env=env)
-        for _ in range(rounds):
-            ours_t.append(child_cpu(cli, env))
-            peer_t.append(child_cpu(peer_cli, env))
-            loads_t.append(child_cpu(loads, env))
-        ours = statistics.median(ours_t)
-        add(f"validate CLI, {mb} JSON Lines log", "pydantic validate_json per line", "<= 0.8x",
-            lambda v: v <= 0.8, ours / statistics.median(peer_t))
-        add(f"validate CLI, {mb} JSON Lines log", "bare json.loads loop", "<= 2x",
-            lambda v: v <= 2, ours / statistics.median(loads_t))
+        cli_rows(tmp, (100 if full else 10) << 20, add, rows)
 
     conv = conversation()
     text = json.dumps(conv)
@@ -310,7 +313,7 @@ def main() -> int:
     a, b = interleaved(am_make, pm_make)
     add("assistant + 2 tool calls: construct", "pydantic, JsonValue arguments", "<= 0.8x", lambda v: v <= 0.8, a / b)
     a, b = interleaved(lambda: ChatMessage.from_dict(doc), lambda: PMessage.model_validate(doc))
-    add("assistant + 2 tool calls: from_dict", "pydantic, JsonValue arguments", "<= 0.8x", lambda v: v <= 0.8, a / b)
+    add("assistant + 2 tool calls: from_dict", "pydantic, JsonValue arguments", "<= 0.7x", lambda v: v <= 0.7, a / b)
     a, b = interleaved(am.to_dict, lambda: pm.model_dump(exclude_defaults=True))
     add("assistant + 2 tool calls: to_dict", "pydantic, JsonValue arguments", "<= 0.33x (3x faster)",
         lambda v: v <= 1 / 3, a / b)
@@ -363,10 +366,10 @@ def main() -> int:
         lambda v: v <= 0.5, a / b)
 
     import_ms = import_ms_median()
-    rows.append(("import agentmsg (fresh interpreter, ms CPU)", "-", "<= 20 ms", lambda v: v <= 20, import_ms))
+    rows.append(("import agentmsg (fresh interpreter, ms CPU)", "-", "<= 20 ms", lambda v: v <= 20, import_ms, None))
     # The names load on first use (PEP 562): this row keeps the cost moved there in sight.
     first_use_ms = import_ms_median("from agentmsg import ChatMessage, ToolCall")
-    rows.append(("from agentmsg import ChatMessage, ToolCall (first use)", "-", "—", None, first_use_ms))
+    rows.append(("from agentmsg import ChatMessage, ToolCall (first use)", "-", "—", None, first_use_ms, None))
 
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "conversation.json")
@@ -390,17 +393,18 @@ def main() -> int:
         out = subprocess.run([sys.executable, "-c", script, big], capture_output=True, text=True, cwd=ROOT, check=True)
         peak = int(out.stdout.split()[-1]) * 1024  # KiB, both VmHWM and ru_maxrss on Linux
         rows.append((f"peak memory validating one {size / (1 << 20):.0f} MB JSON document (RSS / size)", "its size",
-                     "<= 4x", lambda v: v <= 4, peak / size))
+                     "<= 4x", lambda v: v <= 4, peak / size, None))
 
-    print(f"\n{'workload':<62} {'peer':<42} {'goal':<22} {'measured':>9}  ")
-    print("-" * 142)
-    for name, peer, goal, ok, value in rows:
+    print(f"\n{'workload':<68} {'peer':<40} {'goal':<22} {'CPU':>9} {'instr.':>7}  ")
+    print("-" * 156)
+    for name, peer, goal, ok, value, ir in rows:
         in_ms = "ms" in goal or name.startswith(("import ", "from "))  # the import rows
-        shown = "-" if value is None else (f"{value:.1f} ms" if in_ms else f"{value:.2f}x")
+        in_m = goal.endswith(" M")  # instruction counts
+        shown = "-" if value is None else (f"{value:.1f} ms" if in_ms else f"{value:.0f} M" if in_m else f"{value:.2f}x")
         status = "" if ok is None else "met" if value is not None and ok(value) else "MISSED"
-        print(f"{name:<62} {peer:<42} {goal:<22} {shown:>9}  {status}")
-    print("(ratio = agentmsg CPU time / peer CPU time in the same run; below 1 means agentmsg is faster; "
-          "peak memory includes the interpreter's own ~20 MB)")
+        print(f"{name:<68} {peer:<40} {goal:<22} {shown:>9} {'' if ir is None else f'{ir:.2f}x':>7}  {status}")
+    print("(CPU = agentmsg CPU time / peer CPU time in the same run; instr. = the same ratio of instructions, by "
+          "callgrind on a 5 MB slice; below 1 means agentmsg is faster; peak memory includes the interpreter's own ~20 MB)")
     return 0
 
 
