@@ -128,6 +128,7 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                     elif raw.strip(JSON_WS):
                         _check_raw(run, name, raw, lineno)
                 continue
+            block = None  # held as text from here on
             for line in lines:
                 lineno += 1
                 if not line:

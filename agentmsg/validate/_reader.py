@@ -9,11 +9,10 @@ can. With ``--conversation`` each file is one conversation, a chat message per l
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from ..errors import ORDER_CODES, ValidationError
@@ -81,7 +80,9 @@ def _check_stream(run: Run, name: str, stream: IO[bytes], path: str | None = Non
         return
     too_long = len(raw) > limit and raw[-1:] != b"\n"
     if jsonl or (not too_long and _looks_like_lines(raw)):
-        _check_as_lines(run, name, stream, raw, lineno, path)
+        held = [raw]
+        del raw  # the lines' check owns the first line: a one-line document is held once, as text
+        _check_as_lines(run, name, stream, held, lineno, path)
         return
     data = None if too_long else _read_rest(stream.read, raw, limit)
     del raw  # hold one copy of the document at a time: bytes, then text
@@ -128,32 +129,45 @@ def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
             return None
 
 
-def _check_as_lines(run: Run, name: str, stream: IO[bytes], raw: bytes, lineno: int, path: str | None = None) -> None:
-    """Check JSON Lines; ``raw`` is the first non-blank line (line ``lineno``), read with ``readline``.
+def _check_as_lines(run: Run, name: str, stream: IO[bytes], held: list[bytes], lineno: int,
+                    path: str | None = None) -> None:
+    """Check JSON Lines; ``held`` holds the first non-blank line (line ``lineno``), read with ``readline``.
+
+    It is taken out of ``held`` and dropped once decoded, so that a big one-line document is never
+    held as bytes and as text at once.
 
     With ``--jobs N`` and a regular file at ``path``, the lines after the first are checked by
     worker processes (``_jobs``); otherwise here, a chunk at a time (``_json_lines``).
     """
     limit = run.max_bytes
+    raw = held.pop()
+    read_first = len(raw)
     if len(raw) > limit and raw[-1:] != b"\n":
         skip_line(stream.readline)
-        first: bytes | None = None
+        first: list[bytes | None] = [None]
     else:
-        first = raw[:-1] if raw[-1:] == b"\n" else raw
+        first = [raw[:-1] if raw[-1:] == b"\n" else raw]
+    del raw
     total = _regular_size(stream)
     progress = run.progress
     if progress is not None:
-        progress.start(name, total, max(0, stream.tell() - len(raw)) if total is not None else 0, run.documents)
+        progress.start(name, total, max(0, stream.tell() - read_first) if total is not None else 0, run.documents)
     try:
         start = stream.tell() if total is not None else 0
         if run.jobs > 1 and path is not None and total is not None and worth_workers(total - start):
-            check_lines(run, name, (first,), lineno)
+            check_lines(run, name, _first_then(first, ()), lineno)
             check_pieces(run, name, path, stream, start, total, lineno + 1)
         else:
-            check_lines(run, name, itertools.chain((first,), line_blocks(stream.read, limit)), lineno)
+            check_lines(run, name, _first_then(first, line_blocks(stream.read, limit)), lineno)
     finally:
         if progress is not None:
             progress.clear()
+
+
+def _first_then(first: list[bytes | None], rest: Iterable[bytes | None]) -> Iterator[bytes | None]:
+    """Yield the block taken out of ``first``, then those of ``rest`` (no reference to it is kept)."""
+    yield first.pop()
+    yield from rest
 
 
 def _regular_size(stream: IO[bytes]) -> int | None:
