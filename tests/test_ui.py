@@ -458,8 +458,8 @@ def test_messages_snapshot_validates_and_keeps_the_conversation() -> None:
 
 def test_ui_messages_group_a_turn_into_one_assistant_message() -> None:
     messages = aisdk.ui_messages(stored_history())
-    assert [(m["role"], m["id"]) for m in messages] == [("user", "user-0"), ("assistant", "m1"), ("user", "user-5"),
-                                                         ("assistant", "t3")]
+    assert [(m["role"], m["id"]) for m in messages] == [("user", "user-0"), ("assistant", "user-0:answer"), ("user", "user-5"),
+                                                         ("assistant", "user-5:answer")]
     parts = messages[1]["parts"]
     assert [(p["type"], p.get("state")) for p in parts] == [
         ("text", "done"), ("dynamic-tool", "output-available"), ("data-artifact", None),

@@ -100,21 +100,25 @@ class AguiRun(Translator):
 
     The first event is ``RUN_STARTED`` (sent before whatever comes first; ``turn:start`` only
     starts the run); a text message is ended before a tool call starts and before the run ends;
-    the tool message's id is the AG-UI ``toolCallId``. A call's arguments are one
+    the tool message's id is the AG-UI ``toolCallId``. With ``history`` (the thread's stored
+    conversation, the run's new user message last), ``MESSAGES_SNAPSHOT`` follows ``RUN_STARTED``:
+    a client that joins the thread gets the conversation, and the run's messages follow it. A call's arguments are one
     ``TOOL_CALL_ARGS`` when ``tool:message:start`` has them, else one per ``tool:message:args``;
     ``TOOL_CALL_END`` follows at the next other event. After ``completion`` the run is
     ``finished`` and further events are refused (``ValidationError``, code ``protocol``).
     """
 
-    __slots__ = ("thread_id", "run_id", "_parent", "_input")
+    __slots__ = ("thread_id", "run_id", "_parent", "_input", "_history")
 
-    def __init__(self, thread_id: str, run_id: str, *, input: dict[str, Any] | None = None) -> None:
+    def __init__(self, thread_id: str, run_id: str, *, input: dict[str, Any] | None = None,
+                 history: ChatInit | Iterable[HistoryEntry] | None = None) -> None:
         if not isinstance(thread_id, str) or not thread_id or not isinstance(run_id, str) or not run_id:
             raise TypeError("thread_id and run_id must be non-empty strings")
         super().__init__()
         self.thread_id = thread_id
         self.run_id = run_id
         self._input = input
+        self._history = None if history is None else messages_snapshot(history)
         self._parent: str | None = None  # the text message the current step's tool calls belong to
 
     def __repr__(self) -> str:
@@ -156,6 +160,9 @@ class AguiRun(Translator):
         event: dict[str, Any] = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
         if self._input is not None:
             event["input"] = self._input
+        if self._history is not None:
+            snapshot, self._history = self._history, None  # once: a resumed run continues what the client has
+            return [event, snapshot]
         return [event]
 
     def _on_next_step(self) -> Out:

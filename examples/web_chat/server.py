@@ -116,6 +116,7 @@ from agentmsg.events import (  # noqa: E402
     ImageAttachment,
     SessionReducer,
     ToolApprovalResponse,
+    UserEntry,
     close_interrupted,
     decode,
     encode,
@@ -1116,6 +1117,8 @@ class ChatServer:
             await self.api_chat(scope, receive, send)
         elif path in UI_ENDPOINTS and method == "POST":
             await self.api_ui(UI_ENDPOINTS[path], scope, receive, send)
+        elif path == "/api/aisdk" and method == "GET":
+            await self.ui_history(scope, send)
         elif path in ("/", "/socket.io.min.js", "/api/chat", *UI_ENDPOINTS):
             await _json(send, 405, ClientError("method", "method", "method: not allowed here").payload())
         else:
@@ -1187,32 +1190,53 @@ class ChatServer:
             return
         translator: agui.AguiRun | aisdk.AiSdkStream
         request: ChatRequest | None = None
+        sent: tuple[Any, ...] = ()
         try:
             payload = _parse_body(body)
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
+                message_id = run_input.message_id
             else:
                 chat_input = aisdk.parse_request(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = chat_input.chat_id, chat_input.message, chat_input.decisions
+                message_id, sent = chat_input.message_id, chat_input.sent
             user = _http_user(headers)
             if message is not None:
                 request = self.stamped(_chat_request(message, session_id))
                 session = await self.session(session_id, user)
                 waiting = session.turn
-                if session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None:
+                paused = session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None
+                if protocol == "aisdk" and (paused or not session.busy):
+                    self.check_history(session, sent)
+                if paused:
+                    assert waiting is not None
                     # an HTTP client cannot send chat:cancel: its new message ends the turn it left waiting
                     await self.cancel_waiting(session, waiting, SUPERSEDED)
                 await self.claim(session)
                 self.ui_paused.pop(session.id, None)
+                init = session.reducer.to_init()
+                # the client's id for its message, where that keeps what it holds equal to the store: always for
+                # the AI SDK (check_history), for AG-UI on a new thread (later, MESSAGES_SNAPSHOT gives the ids)
+                if (message_id is not None and SESSION_ID.fullmatch(message_id) and not session.reducer.knows(message_id)
+                        and (protocol == "aisdk" or not init.messages)):
+                    request = replace(request, id=message_id)
                 if protocol == "agui":
-                    translator = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id)
+                    history = None
+                    if init.messages:  # a thread with history: the run begins with MESSAGES_SNAPSHOT
+                        entry = UserEntry(id=request.id, content=request.message, timestamp=request.timestamp or now())
+                        history = replace(init, messages=(*init.messages, entry))
+                    translator = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id, history=history)
                 else:
-                    translator = aisdk.AiSdkStream(message_id=f"msg_{uuid.uuid4().hex}")
+                    assert request.id is not None
+                    translator = aisdk.AiSdkStream(message_id=aisdk.answer_id(request.id))
                 opening: list[dict[str, Any]] = []
             else:
-                session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions)
+                session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions, sent)
                 opening = translator.resume(run_input.run_id) if isinstance(translator, agui.AguiRun) else translator.resume()
+        except HistoryConflict as error:
+            await _json(send, error.status, error.payload())
+            return
         except (ValidationError, ClientError) as exc:
             refusal = exc if isinstance(exc, ValidationError) else ValidationError(exc.error.split(": ", 1)[-1], exc.path, exc.code)
             events = agui.error_events(refusal) if protocol == "agui" else aisdk.error_chunks(refusal)
@@ -1232,9 +1256,34 @@ class ChatServer:
         finally:
             await self.release(session)
 
-    async def ui_decide(self, protocol: str, session_id: str, user: str,
-                        decisions: tuple[Decision, ...]) -> tuple[Session, AgentTurn, Any]:
-        """Apply the answers to a turn paused for approval over ``protocol``; return it and its translator."""
+    async def ui_history(self, scope: dict[str, Any], send: Any) -> None:
+        """Answer ``GET /api/aisdk?id=<chat id>`` with the caller's stored chat as ``{"messages": UIMessage[]}``.
+
+        What a client that joins a chat (a new tab, a reload) starts ``useChat`` from; the ids are
+        those ``check_history`` holds the next request's messages to.
+        """
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            try:
+                query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=4)
+            except ValueError:  # more fields than a chat's id needs
+                raise ClientError("size", "query", "query: only id=<chat id> is read") from None
+            ids = query.get("id", [])
+            if len(ids) != 1:
+                raise ClientError("missing", "id", "id: name the chat once: GET /api/aisdk?id=<chat id>")
+            session = await self.session(ids[0], _http_user(headers))
+            messages = aisdk.ui_messages(session.reducer.to_init())
+        except ClientError as error:
+            await _json(send, error.status, error.payload())
+            return
+        await _json(send, 200, {"messages": messages})
+
+    async def ui_decide(self, protocol: str, session_id: str, user: str, decisions: tuple[Decision, ...],
+                        sent: tuple[Any, ...] = ()) -> tuple[Session, AgentTurn, Any]:
+        """Apply the answers to a turn paused for approval over ``protocol``; return it and its translator.
+
+        ``sent``: the AI SDK client's messages, held against the stored conversation first.
+        """
         where = "resume" if protocol == "agui" else "messages"
         session, turn = await self.running(session_id, user)
         translator = self.ui_paused.get(session.id)
@@ -1243,6 +1292,7 @@ class ChatServer:
             raise ClientError("protocol", where, f"{where}: no run of this protocol waits for approval in this session", 409)
         calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
         pending = {item.id for item in turn.pending}
+        self.check_history(session, sent, [turn.tool_messages[call_id] for call_id in pending])
         chosen: dict[str, Decision] = {}
         for decision in decisions:
             call_id = calls.get(decision.id)
@@ -1263,6 +1313,13 @@ class ChatServer:
                 turn.deny(call_id, decision.reason)
         del self.ui_paused[session.id]
         return session, turn, translator
+
+    def check_history(self, session: Session, sent: tuple[Any, ...], waiting: Iterable[str] = ()) -> None:
+        """Refuse an AI SDK client's messages that are not the session's stored conversation (or its beginning)."""
+        try:
+            aisdk.check_history(sent, session.reducer.to_init(), waiting=waiting)
+        except ValidationError as exc:
+            raise HistoryConflict(exc.code, exc.path, str(exc), 409) from None
 
     async def ui_stream(self, session: Session, request: ChatRequest | None, protocol: str, translator: Any,
                         opening: list[dict[str, Any]], run: Callable[[Callable[[str, Any], Any]], Any],
@@ -1314,6 +1371,10 @@ class ChatServer:
             self.ui_paused[session.id] = translator
         await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
                     False)
+
+
+class HistoryConflict(ClientError):
+    """A front-end's messages that differ from the stored conversation: answered with HTTP 409 and a JSON body."""
 
 
 def _not_yours(user: str) -> ClientError:

@@ -1,5 +1,6 @@
 // Runs @ag-ui/client's HttpAgent against examples/web_chat's POST /api/agui (tests/test_ui_clients.py).
-// stdin: {"url", "token"?, "threadId", "steps": [{"message"?, "resume"?, "approve"?, "reason"?}]} ("approve" answers
+// stdin: {"url", "token"?, "threadId", "idPrefix"?, "steps": [{"message"?, "resume"?, "approve"?, "reason"?}]}
+// (the user messages' ids are <idPrefix>-<n>, "user" by default; "approve" answers
 // every pending interrupt of the last run: resolved with {approved, reason?}); stdout: one JSON line
 // {"runs": [{"events", "error", "result", "interrupts", "messages"}]}: what the client rebuilt.
 import { HttpAgent } from "@ag-ui/client";
@@ -17,7 +18,7 @@ for (const step of plan.steps) {
   let result = null;
   if (step.message !== undefined) {
     n += 1;
-    agent.addMessage({ id: `user-${n}`, role: "user", content: step.message });
+    agent.addMessage({ id: `${plan.idPrefix ?? "user"}-${n}`, role: "user", content: step.message });
   }
   let resume = step.resume;
   if (step.approve !== undefined) {
