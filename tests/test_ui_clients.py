@@ -214,6 +214,82 @@ def test_aisdk_a_forged_history_is_refused_and_a_new_tab_catches_up(node: str, s
         connection.close()
 
 
+# -- frontend tools: the browser runs them -----------------------------------------------------------------
+
+BROWSER_TOOLS = [{"name": "confirm_dish", "description": "Ask the person in the browser to confirm a dish.",
+                  "parameters": {"type": "object", "properties": {"dish": {"type": "string"}}}}]
+
+
+def test_agui_frontend_tool_runs_in_the_client_and_the_turn_goes_on(node: str, server: Server) -> None:
+    plan = {"url": server.url + "/api/agui", "token": "browser-token-1", "threadId": "agui-browser",
+            "tools": BROWSER_TOOLS, "browser": {"confirm_dish": "confirmed"},
+            "steps": [{"message": "Please confirm_dish for me"}, {"runTools": True}, {"again": True},
+                      {"toolCallId": "made-up", "content": "a result nobody asked for"}]}
+    asked, answered, again, made_up = run_js(node, "agui_client.mjs", plan)["runs"]
+    check_agui_sequence(asked["events"] + answered["events"])  # one client, two runs: the call began in the first
+    kinds = [e["type"] for e in asked["events"]]
+    assert kinds[-4:] == ["TOOL_CALL_END", "ACTIVITY_SNAPSHOT", "CUSTOM", "RUN_FINISHED"] and "TOOL_CALL_RESULT" not in kinds
+    (call,) = asked["messages"][1]["toolCalls"]
+    assert call["function"] == {"name": "confirm_dish", "arguments": '{"dish": "Omelette"}'}
+    assert asked["events"][-1]["outcome"] == {"type": "success", "pendingToolCallIds": [call["id"]]}
+    # the client's tool message went back; the server answers from it and adds no result of its own
+    assert answered["error"] is None and "TOOL_CALL_RESULT" not in [e["type"] for e in answered["events"]]
+    results = [m for m in answered["messages"] if m["role"] == "tool"]
+    assert [(m["toolCallId"], m["content"]) for m in results] == [(call["id"], 'confirmed {"dish": "Omelette"}')]
+    assert texts(answered["messages"], "assistant")[-1] == 'The browser says: confirmed {"dish": "Omelette"}'
+    # a result for a call that no longer waits, or that the server never made, is refused
+    for refused in (again, made_up):
+        (event,) = refused["events"]
+        assert event["type"] == "RUN_ERROR" and event["code"] == "protocol"
+    # the store has the call and its result like a backend tool's
+    stored = stored_snapshot(server, "browser-token-1", "agui-browser")
+    result = next(m for m in stored if m["role"] == "tool")
+    assert (result["toolCallId"], result["content"]) == (call["id"], 'confirmed {"dish": "Omelette"}')
+
+
+@pytest.mark.parametrize("package", ["ai", "ai7"])
+def test_aisdk_frontend_tool_runs_in_use_chat_and_the_turn_goes_on(node: str, server: Server, package: str) -> None:
+    result = run_js(node, "aisdk_chat.mjs", {
+        "url": server.url + "/api/aisdk", "token": "browser-token-1", "chatId": f"aisdk-browser-{package}", "ai": package,
+        "tools": BROWSER_TOOLS, "browser": {"confirm_dish": "confirmed"}, "texts": ["Please confirm_dish for me", "Thanks!"]})
+    assert result["errors"] == []
+    (call,) = result["calls"]  # onToolCall saw the browser's call (and ran it), not the server's list_recipes
+    assert (call["toolName"], call["input"]) == ("confirm_dish", {"dish": "Omelette"})
+    first = result["messages"][1]
+    tool = next(p for p in first["parts"] if p["type"] == "dynamic-tool")
+    assert tool["toolCallId"] == call["toolCallId"] and tool["state"] == "output-available"
+    assert tool["output"]["content"] == 'confirmed {"dish":"Omelette"}'
+    assert [p["text"] for p in first["parts"] if p["type"] == "text"][-1] == 'The browser says: confirmed {"dish":"Omelette"}'
+    # the next message's history (with the browser's output) agreed with the store: the second turn ran
+    assert [m["role"] for m in result["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert result["validated"] == "ok"
+    assert [m["role"] for m in result["model"]] == ["user", "assistant", "tool", "assistant"] * 2
+
+
+def test_frontend_tools_that_cannot_run_are_refused(server: Server) -> None:
+    token = "browser-token-2"
+    clash = [{"name": "list_recipes", "description": "Mine.", "parameters": {"type": "object"}}]
+    _, _, events = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": "clash", "tools": clash}).encode(), token)
+    assert events[0]["code"] == "unique" and events[0]["message"].startswith("tools[0].name:")
+    bad = [{"name": "bad name!", "description": "", "parameters": {"type": "object"}}]
+    _, _, events = post_sse(server, "/api/aisdk", json.dumps({**CHAT, "id": "clash", "tools": bad}).encode(), token)
+    assert events[0]["errorText"].startswith("tools[0].name:")
+    _, _, events = post_sse(server, "/api/agui", json.dumps({**RUN, "threadId": "no-turn", "messages": [
+        {"id": "r1", "role": "tool", "toolCallId": "c1", "content": "out of the blue"}]}).encode(), token)
+    assert events[0]["type"] == "RUN_ERROR" and events[0]["code"] == "protocol"
+    # while the turn waits: a result under an id it does not wait for, or none for a call it waits for, is refused
+    run = {**RUN, "threadId": "waits", "tools": BROWSER_TOOLS,
+           "messages": [{"id": "u1", "role": "user", "content": "Please confirm_dish"}]}
+    _, _, events = post_sse(server, "/api/agui", json.dumps(run).encode(), token)
+    (call_id,) = events[-1]["outcome"]["pendingToolCallIds"]
+    answer = {"id": "r1", "role": "tool", "toolCallId": call_id, "content": "yes"}
+    for results, code in (([{**answer, "toolCallId": "t-other"}], "unknown"), ([answer, answer], "unknown")):
+        _, _, events = post_sse(server, "/api/agui", json.dumps({**run, "runId": "r2", "messages": results}).encode(), token)
+        assert (events[0]["type"], events[0]["code"]) == ("RUN_ERROR", code)
+    _, _, events = post_sse(server, "/api/agui", json.dumps({**run, "runId": "r3", "messages": [answer]}).encode(), token)
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "success"}
+
+
 # -- bad input never kills the server -------------------------------------------------------------------
 
 

@@ -33,9 +33,12 @@ from ..content import ContentPart, TextPart
 from ..errors import ValidationError
 from ..events import ChatEntry, ChatInit, HistoryEntry, UserEntry
 from ..messages import ChatMessage
+from ..tools import ToolDefinition
 from ._common import (
     MAX_IMAGE_BYTES,
     Decision,
+    ToolResult,
+    arguments_json,
     array,
     artifacts,
     check_media,
@@ -46,11 +49,12 @@ from ._common import (
     optional_text,
     sse,
     text,
+    tool_definitions,
     user_id,
 )
 from ._translate import Out, Translator
 
-__all__ = ["AiSdkStream", "ChatInput", "Decision", "parse_request", "ui_messages", "answer_id", "check_history",
+__all__ = ["AiSdkStream", "ChatInput", "Decision", "ToolResult", "parse_request", "ui_messages", "answer_id", "check_history",
            "error_chunks", "sse",
            "HEADERS", "DONE", "TRIGGERS"]
 
@@ -111,8 +115,8 @@ class AiSdkStream(Translator):
         self._reopen("trigger")
         return self._begin()
 
-    def close(self) -> list[dict[str, Any]]:
-        """End a stream whose events stopped: paused for approvals, or gone without ``completion``.
+    def close(self, waiting: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """End a stream whose events stopped: paused for approvals or the client's tools, or gone without ``completion``.
 
         >>> from .. import events
         >>> stream = AiSdkStream(message_id="a1")
@@ -120,10 +124,11 @@ class AiSdkStream(Translator):
         >>> [c["type"] for c in stream.close()]
         ['text-end', 'error', 'finish']
 
-        A finished stream closes with nothing; one paused for approvals with ``finish-step`` and
-        ``finish`` (reason ``tool-calls``): the client answers and posts again.
+        A finished stream closes with nothing; one paused for approvals, or for the client's
+        tools (``waiting``: their tool message ids, each sent as ``tool-input-available``), with
+        ``finish-step`` and ``finish`` (reason ``tool-calls``): the client answers and posts again.
         """
-        return Translator.close(self)
+        return Translator.close(self, waiting)
 
     @staticmethod
     def _output(view: dict[str, Any]) -> dict[str, Any]:
@@ -230,9 +235,11 @@ class ChatInput:
     """What the agent loop takes from a ``useChat`` request: the chat, the new user message or decisions.
 
     ``message`` is the new user message and ``message_id`` its id (None when the request
-    answers approvals); ``decisions`` are the approval responses of the last assistant message;
-    ``sent`` holds the messages the client sent besides its new one (``check_history`` holds
-    them against the stored conversation).
+    answers approvals or brings tool results); ``decisions`` are the approval responses of the
+    last assistant message and ``results`` the outputs of its tool parts (the client's tools'
+    among them); ``tools`` are the tools the client runs (the body's ``tools``); ``sent`` holds
+    the messages the client sent besides its new one (``check_history`` holds them against the
+    stored conversation).
     """
 
     chat_id: str
@@ -240,10 +247,12 @@ class ChatInput:
     message_id: str | None = None
     decisions: tuple[Decision, ...] = ()
     sent: tuple[Any, ...] = ()
+    tools: tuple[ToolDefinition, ...] = ()
+    results: tuple[ToolResult, ...] = ()
 
     def __repr__(self) -> str:
         return (f"ChatInput(chat_id={self.chat_id!r}, message={'None' if self.message is None else 'user'}, "
-                f"decisions={len(self.decisions)})")
+                f"decisions={len(self.decisions)}, tools={len(self.tools)}, results={len(self.results)})")
 
 
 def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatInput:
@@ -254,7 +263,7 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     ...      {"type": "file", "mediaType": "image/gif", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}]}]}
     >>> chat = parse_request(body)
     >>> chat, [p["type"] for p in chat.message.to_dict()["content"]]
-    (ChatInput(chat_id='c1', message=user, decisions=0), ['text', 'image'])
+    (ChatInput(chat_id='c1', message=user, decisions=0, tools=0, results=0), ['text', 'image'])
     >>> try:
     ...     parse_request({**body, "trigger": "regenerate-message"})
     ... except ValidationError as exc:
@@ -262,9 +271,12 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     unsupported trigger: regenerate-message is not supported: the server keeps the conversation; send a new message
 
     The server's stored history of ``id`` is the conversation: of ``messages`` the last one is
-    read, the others are kept in ``sent`` for ``check_history``. The last is the user's new message (text parts, and image files as ``data:`` URLs:
+    read, the others are kept in ``sent`` for ``check_history``. ``tools`` (this server's
+    addition to the body: ``[{name, description, parameters}]``, as AG-UI's) are the tools the
+    client runs. The last message is the user's new message (text parts, and image files as ``data:`` URLs:
     bounded by ``max_image_bytes``, their bytes checked against ``mediaType``), or the assistant
-    message whose tool parts carry approval responses (``state: approval-responded``). Other
+    message whose tool parts carry approval responses (``state: approval-responded``) or the
+    client's tools' outputs (``output-available``, ``output-error``: ``results``). Other
     parts of the user message (``data-*``, ``source-*``, ``step-start``) are ignored, and so is
     the body's ``messageId`` (sent with ``regenerate-message`` only); unknown ``trigger`` values are refused.
     """
@@ -278,6 +290,7 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
                               "trigger", "unsupported")
     optional_text(data.get("messageId"), "messageId")
     messages = array(data.get("messages"), "messages")
+    tools = tool_definitions(data.get("tools"), "tools")
     if not messages:
         raise ValidationError("must end with the user's message", "messages", "value")
     index = len(messages) - 1
@@ -288,10 +301,11 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     parts = array(last.get("parts"), join(path, "parts"))
     if role == "assistant":
         decisions = tuple(_decisions(parts, join(path, "parts")))
-        if not decisions:
-            raise ValidationError("an assistant message is sent back only with approval responses",
+        results = tuple(_results(parts, join(path, "parts")))
+        if not decisions and not results:
+            raise ValidationError("an assistant message is sent back only with approval responses or tool results",
                                   join(path, "parts"), "value")
-        return ChatInput(chat_id, None, None, decisions, tuple(messages))
+        return ChatInput(chat_id, None, None, decisions, tuple(messages), tools, results)
     if role != "user":
         raise ValidationError("the last message must be the user's", join(path, "role"), "value")
     content: list[ContentPart] = []
@@ -308,7 +322,24 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
             raise ValidationError("expected a part type", join(at, "type"), "missing" if kind is None else "type")
     if not any(not isinstance(p, TextPart) or p.text.strip() for p in content):
         raise ValidationError("must hold text or an image", join(path, "parts"), "value")
-    return ChatInput(chat_id, ChatMessage.user(tuple(content)), message_id or None, (), tuple(messages[:-1]))
+    return ChatInput(chat_id, ChatMessage.user(tuple(content)), message_id or None, (), tuple(messages[:-1]), tools)
+
+
+def _results(parts: list[Any], path: str) -> Iterable[ToolResult]:
+    """Yield the outputs of an assistant message's tool parts: text as it is, other JSON as compact text."""
+    for j, item in enumerate(parts):
+        at = join(path, j)
+        part = obj(item, at)
+        kind, state = part.get("type"), part.get("state")
+        if not (kind == "dynamic-tool" or (type(kind) is str and kind.startswith("tool-"))):
+            continue
+        if state == "output-available" and not part.get("preliminary"):
+            call = text(part.get("toolCallId"), join(at, "toolCallId"), empty=False)
+            output = part.get("output")
+            yield ToolResult(call, output if type(output) is str else arguments_json(output))
+        elif state == "output-error":
+            call = text(part.get("toolCallId"), join(at, "toolCallId"), empty=False)
+            yield ToolResult(call, text(part.get("errorText"), join(at, "errorText")), True)
 
 
 def _decisions(parts: list[Any], path: str) -> Iterable[Decision]:

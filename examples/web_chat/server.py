@@ -127,7 +127,8 @@ from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
 from agentmsg.io.mcp import McpClient  # noqa: E402
 from agentmsg.io.store import MessageStore  # noqa: E402
 from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
-from agentmsg.ui import Decision, agui, aisdk  # noqa: E402
+from agentmsg.tools import ToolDefinition  # noqa: E402
+from agentmsg.ui import Decision, ToolResult, agui, aisdk  # noqa: E402
 
 log = logging.getLogger("web_chat")
 R = TypeVar("R")
@@ -208,17 +209,27 @@ def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
     The recipes scenario: to the user's question it answers with a short text and a call to the
     MCP tool ``list_recipes``; to the tool's result, with the final answer listing the recipes.
+    A message that names another tool the request offers (a browser's tool) gets a call to that
+    tool, and its result is answered with "The browser says: <result>".
     """
     last = body["messages"][-1]
     content = last["content"]
     if isinstance(content, list) and content and content[0].get("type") == "tool_result":
         result = content[0]["content"]
         text = result if isinstance(result, str) else " ".join(b.get("text", "") for b in result)
+        asked = [b["name"] for b in body["messages"][-2]["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if asked and asked[0] != "list_recipes":
+            return _anthropic_stream(_paced(re.findall(r"\S+\s*", "The browser says: " + text)), None)
         names = [line for line in text.split("\n") if line]
         answer = f"You have {len(names)} recipes: " + (", ".join(names[:-1]) + " and " + names[-1]
                                                       if len(names) > 1 else "".join(names)) + "."
         return _anthropic_stream(_paced(re.findall(r"\S+\s*", answer)), None)
     seen_image = isinstance(content, list) and any(block.get("type") == "image" for block in content)
+    said = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    browser = [tool["name"] for tool in body.get("tools", []) if tool["name"] != "list_recipes" and tool["name"] in said]
+    if browser:
+        call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": browser[0], "input": {"dish": "Omelette"}}
+        return _anthropic_stream(_paced(["Let me ", "ask your browser."]), call)
     opening = ("I see your picture. " if seen_image else "") + "Let me check your cookbook."
     call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": "list_recipes", "input": {}}
     return _anthropic_stream(_paced(re.findall(r"\S+\s*", opening)), call)
@@ -847,9 +858,10 @@ class ChatServer:
     async def claim(self, session: Session) -> None:
         """Mark the session's turn as running, here (no await between the check and the mark) and for every process."""
         if session.busy:
-            waiting = session.turn is not None and session.turn.state == "approval"
-            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + (
-                " (it waits for tool:approval:response or chat:cancel)" if waiting else ""), 409)
+            state = session.turn.state if session.turn is not None else None
+            hint = {"approval": " (it waits for tool:approval:response or chat:cancel)",
+                    "client": " (it waits for its browser tools' results, or chat:cancel)"}.get(state or "", "")
+            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + hint, 409)
         session.busy = True
         try:
             if not await self.directory.lock(session.id):
@@ -959,12 +971,17 @@ class ChatServer:
         except (ProcessingError, ValidationError) as exc:
             log.error("the store cannot keep the answer's draft (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
 
-    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
-        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
+    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any],
+                   client_tools: tuple[ToolDefinition, ...] = ()) -> str:
+        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``.
+
+        ``client_tools`` run in the caller's browser: the turn pauses (state ``client``) for their results.
+        """
         session.reader = StreamReader()
 
         def work() -> str:
             turn = session.turn = AgentTurn(self.provider, session.history, request, mcp=[self.recipes],
+                                            client_tools=client_tools,
                                             policy=self.policy, params=self.params, on_event=session.on_event,
                                             store=self.store, conversation_id=session.id)
             return turn.run(self.model_for(session)).status
@@ -1191,22 +1208,25 @@ class ChatServer:
         translator: agui.AguiRun | aisdk.AiSdkStream
         request: ChatRequest | None = None
         sent: tuple[Any, ...] = ()
+        answers: list[tuple[str, ToolResult]] = []  # the client's tools' results: (call id, result)
         try:
             payload = _parse_body(body)
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
-                message_id = run_input.message_id
+                message_id, tools, results = run_input.message_id, run_input.tools, run_input.results
             else:
                 chat_input = aisdk.parse_request(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = chat_input.chat_id, chat_input.message, chat_input.decisions
-                message_id, sent = chat_input.message_id, chat_input.sent
+                message_id, sent, tools, results = chat_input.message_id, chat_input.sent, chat_input.tools, chat_input.results
+            self.check_client_tools(tools)
             user = _http_user(headers)
             if message is not None:
                 request = self.stamped(_chat_request(message, session_id))
                 session = await self.session(session_id, user)
                 waiting = session.turn
-                paused = session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None
+                paused = (session.busy and waiting is not None and waiting.state in ("approval", "client")
+                          and session.outbox is None)
                 if protocol == "aisdk" and (paused or not session.busy):
                     self.check_history(session, sent)
                 if paused:
@@ -1232,7 +1252,10 @@ class ChatServer:
                     translator = aisdk.AiSdkStream(message_id=aisdk.answer_id(request.id))
                 opening: list[dict[str, Any]] = []
             else:
-                session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions, sent)
+                if decisions:
+                    session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions, sent)
+                else:
+                    session, turn, translator, answers = await self.ui_results(protocol, session_id, user, results, sent)
                 opening = translator.resume(run_input.run_id) if isinstance(translator, agui.AguiRun) else translator.resume()
         except HistoryConflict as error:
             await _json(send, error.status, error.payload())
@@ -1247,14 +1270,57 @@ class ChatServer:
                 start = request
 
                 async def run(sink: Callable[[str, Any], Any]) -> str:
-                    return await self.turn(session, start, sink)
+                    return await self.turn(session, start, sink, tools)
             else:
+                def go_on() -> str:
+                    for call_id, result in answers:  # the client's results, then the turn goes on
+                        turn.answer(call_id, result.content, is_error=result.is_error)
+                    return turn.run(self.model_for(session)).status
+
                 async def run(sink: Callable[[str, Any], Any]) -> str:
-                    return await self.drive(session, sink, lambda: turn.run(self.model_for(session)).status)
+                    return await self.drive(session, sink, go_on)
 
             await self.ui_stream(session, request, protocol, translator, opening, run, send, receive)
         finally:
             await self.release(session)
+
+    def check_client_tools(self, tools: tuple[ToolDefinition, ...]) -> None:
+        """Refuse a front-end tool that has the name of one of the server's own tools."""
+        own = {tool.name for tool in self.recipes.tools()}
+        for i, tool in enumerate(tools):
+            if tool.name in own:
+                raise ValidationError("the server has a tool of this name; rename the client's", f"tools[{i}].name", "unique")
+
+    async def ui_results(self, protocol: str, session_id: str, user: str, results: tuple[ToolResult, ...],
+                         sent: tuple[Any, ...]) -> tuple[Session, AgentTurn, Any, list[tuple[str, ToolResult]]]:
+        """Check the results of the client's tools for a turn waiting for them; return it, its translator and the answers.
+
+        Each result must answer a call the turn waits for (an unknown id, or one answered already,
+        is refused), and every such call needs one. The AI SDK resends the whole assistant message:
+        its other tool parts are held against the stored chat and are not results.
+        """
+        session, turn = await self.running(session_id, user)
+        translator = self.ui_paused.get(session.id)
+        kind = agui.AguiRun if protocol == "agui" else aisdk.AiSdkStream
+        if turn.state != "client" or not isinstance(translator, kind):
+            raise ClientError("protocol", "messages", "messages: no run of this protocol waits for tool results in this session",
+                              409)
+        calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
+        waiting = {item.id for item in turn.client_calls}
+        if protocol == "aisdk":
+            self.check_history(session, sent, [turn.tool_messages[call_id] for call_id in waiting])
+            results = tuple(result for result in results if calls.get(result.id) in waiting)
+        answers: dict[str, ToolResult] = {}
+        for result in results:
+            call_id = calls.get(result.id)
+            if call_id not in waiting or call_id in answers:
+                raise ClientError("unknown", "messages", "messages: no tool call of this session waits for a result under "
+                                  "this id", 409)
+            answers[call_id] = result
+        if set(answers) != waiting:
+            raise ClientError("value", "messages", "messages: every tool call the client runs needs its result")
+        del self.ui_paused[session.id]  # from here on, no other request answers these calls
+        return session, turn, translator, list(answers.items())
 
     async def ui_history(self, scope: dict[str, Any], send: Any) -> None:
         """Answer ``GET /api/aisdk?id=<chat id>`` with the caller's stored chat as ``{"messages": UIMessage[]}``.
@@ -1367,10 +1433,13 @@ class ChatServer:
             status = await run(sink)
         finally:
             watch.cancel()
-        if status == "approval":
+        waiting: list[str] = []
+        if status in ("approval", "client"):
             self.ui_paused[session.id] = translator
-        await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
-                    False)
+            if status == "client" and session.turn is not None:
+                waiting = [session.turn.tool_messages[item.id] for item in session.turn.client_calls]
+        closing = translator.close(waiting)
+        await write(b"".join(aisdk.sse(event) for event in closing) + (aisdk.DONE if protocol == "aisdk" else b""), False)
 
 
 class HistoryConflict(ClientError):

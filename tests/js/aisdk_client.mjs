@@ -9,11 +9,13 @@
 // stdout: one JSON line {"turns": [{"chunks", "invalid", "errors", "message"}], "messages", "validated", "model"}:
 // every chunk as received, the ones uiMessageChunkSchema refuses, the UIMessage the client rebuilt, and what the
 // SDK's own validateUIMessages ("ok" or its error) and convertToModelMessages make of the final messages.
+import { checkMessages } from "./check_messages.mjs";
+
 const input = [];
 for await (const chunk of process.stdin) input.push(chunk);
 const plan = JSON.parse(Buffer.concat(input).toString("utf8"));
-const { DefaultChatTransport, convertToModelMessages, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } =
-  await import(plan.ai ?? "ai");
+const sdk = await import(plan.ai ?? "ai");
+const { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema } = sdk;
 const schema = typeof uiMessageChunkSchema === "function" ? uiMessageChunkSchema() : uiMessageChunkSchema;
 const transport = new DefaultChatTransport({
   api: plan.url,
@@ -96,12 +98,5 @@ for (const step of plan.steps) {
   }
   turns.push({ chunks, invalid, errors, message: message ? structuredClone(message) : null });
 }
-let validated = "ok";
-let model = null;
-try {
-  await validateUIMessages({ messages });
-  model = await convertToModelMessages(messages);
-} catch (exc) {
-  validated = String(exc && exc.message ? exc.message : exc);
-}
+const { validated, model } = await checkMessages(sdk, messages);
 process.stdout.write(JSON.stringify({ loaded, turns, messages, validated, model }) + "\n");
