@@ -223,28 +223,33 @@ BROWSER_TOOLS = [{"name": "confirm_dish", "description": "Ask the person in the 
 def test_agui_frontend_tool_runs_in_the_client_and_the_turn_goes_on(node: str, server: Server) -> None:
     plan = {"url": server.url + "/api/agui", "token": "browser-token-1", "threadId": "agui-browser",
             "tools": BROWSER_TOOLS, "browser": {"confirm_dish": "confirmed"},
-            "steps": [{"message": "Please confirm_dish for me"}, {"runTools": True}, {"again": True},
+            "steps": [{"message": "Please confirm_dish for me"}, {"runTools": True}, {"message": "Thanks!"}, {"again": True},
                       {"toolCallId": "made-up", "content": "a result nobody asked for"}]}
-    asked, answered, again, made_up = run_js(node, "agui_client.mjs", plan)["runs"]
+    asked, answered, thanked, again, made_up = run_js(node, "agui_client.mjs", plan)["runs"]
     check_agui_sequence(asked["events"] + answered["events"])  # one client, two runs: the call began in the first
     kinds = [e["type"] for e in asked["events"]]
     assert kinds[-4:] == ["TOOL_CALL_END", "ACTIVITY_SNAPSHOT", "CUSTOM", "RUN_FINISHED"] and "TOOL_CALL_RESULT" not in kinds
     (call,) = asked["messages"][1]["toolCalls"]
     assert call["function"] == {"name": "confirm_dish", "arguments": '{"dish": "Omelette"}'}
     assert asked["events"][-1]["outcome"] == {"type": "success", "pendingToolCallIds": [call["id"]]}
-    # the client's tool message went back; the server answers from it and adds no result of its own
+    # the client's tool message went back; the next run begins with the stored history, where the stored result
+    # takes the place of the client's own tool message (no TOOL_CALL_RESULT: one result per call)
     assert answered["error"] is None and "TOOL_CALL_RESULT" not in [e["type"] for e in answered["events"]]
+    assert [e["type"] for e in answered["events"]][:2] == ["RUN_STARTED", "MESSAGES_SNAPSHOT"]
     results = [m for m in answered["messages"] if m["role"] == "tool"]
-    assert [(m["toolCallId"], m["content"]) for m in results] == [(call["id"], 'confirmed {"dish": "Omelette"}')]
+    assert [(m["id"], m["toolCallId"], m["content"]) for m in results] == [
+        (call["id"] + ":result", call["id"], 'confirmed {"dish": "Omelette"}')]
     assert texts(answered["messages"], "assistant")[-1] == 'The browser says: confirmed {"dish": "Omelette"}'
     # a result for a call that no longer waits, or that the server never made, is refused
     for refused in (again, made_up):
         (event,) = refused["events"]
         assert event["type"] == "RUN_ERROR" and event["code"] == "protocol"
-    # the store has the call and its result like a backend tool's
+    # the store has the call and its result like a backend tool's, and the client holds what the store holds
     stored = stored_snapshot(server, "browser-token-1", "agui-browser")
     result = next(m for m in stored if m["role"] == "tool")
     assert (result["toolCallId"], result["content"]) == (call["id"], 'confirmed {"dish": "Omelette"}')
+    check_agui_sequence(thanked["events"])
+    assert [m for m in thanked["messages"] if m["role"] != "activity"] == [m for m in stored if m["role"] != "activity"]
 
 
 @pytest.mark.parametrize("package", ["ai", "ai7"])

@@ -146,7 +146,8 @@ def test_a_run_paused_for_the_clients_tools_ends_with_its_pending_calls_and_resu
                                     timestamp=STAMP, arguments={"dish": "Omelette"})
     first = run.translate(start) + run.close(waiting=["t1"])
     assert first[-1]["outcome"] == {"type": "success", "pendingToolCallIds": ["t1"]}
-    second = run.resume("r2")
+    second = run.resume("r2", history=HISTORY)
+    assert [e["type"] for e in second] == ["RUN_STARTED", "MESSAGES_SNAPSHOT"]  # the stored results replace the client's
     second += run.translate(events.ToolMessageUpdate(id="t1", patch={"content": "yes"}))
     second += run.translate(events.ToolMessageComplete(id="t1", status="completed", timestamp=STAMP))
     second += run.translate(events.Completion.ok({"text": ""}))

@@ -127,13 +127,17 @@ class AguiRun(Translator):
     def __repr__(self) -> str:
         return f"AguiRun(thread_id={self.thread_id!r}, run_id={self.run_id!r}, finished={self.finished})"
 
-    def resume(self, run_id: str) -> list[dict[str, Any]]:
-        """Start the next run of a run that paused for approvals (its tool calls stay known).
+    def resume(self, run_id: str, *, history: ChatInit | Iterable[HistoryEntry] | None = None) -> list[dict[str, Any]]:
+        """Start the next run of a run that paused for approvals or the client's tools (its tool calls stay known).
 
-        Returns the new ``RUN_STARTED``; the events of the continued turn follow through ``translate``.
+        Returns the new ``RUN_STARTED`` (and, with ``history``, its ``MESSAGES_SNAPSHOT``: after
+        the client's tool results, the stored conversation with them, so the client holds the
+        results under the ids a later snapshot has); the events of the continued turn follow
+        through ``translate``.
         """
         self._reopen("runId")
         self.run_id = run_id
+        self._history = None if history is None else messages_snapshot(history)
         return self._begin()
 
     def close(self, waiting: Iterable[str] = ()) -> list[dict[str, Any]]:

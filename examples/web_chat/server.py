@@ -110,12 +110,14 @@ from agentmsg.agent import AgentStateError, AgentTurn  # noqa: E402
 from agentmsg.errors import ProcessingError, ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
     ChatCancel,
+    ChatInit,
     ChatInitRequest,
     ChatRequest,
     Completion,
     ImageAttachment,
     SessionReducer,
     ToolApprovalResponse,
+    ToolEntry,
     UserEntry,
     close_interrupted,
     decode,
@@ -1256,7 +1258,10 @@ class ChatServer:
                     session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions, sent)
                 else:
                     session, turn, translator, answers = await self.ui_results(protocol, session_id, user, results, sent)
-                opening = translator.resume(run_input.run_id) if isinstance(translator, agui.AguiRun) else translator.resume()
+                if isinstance(translator, agui.AguiRun):
+                    opening = translator.resume(run_input.run_id, history=answered_history(session, turn, answers))
+                else:
+                    opening = translator.resume()
         except HistoryConflict as error:
             await _json(send, error.status, error.payload())
             return
@@ -1440,6 +1445,28 @@ class ChatServer:
                 waiting = [session.turn.tool_messages[item.id] for item in session.turn.client_calls]
         closing = translator.close(waiting)
         await write(b"".join(aisdk.sse(event) for event in closing) + (aisdk.DONE if protocol == "aisdk" else b""), False)
+
+
+def answered_history(session: Session, turn: AgentTurn, answers: list[tuple[str, ToolResult]]) -> ChatInit | None:
+    """Return the session's history as it is once the client's tool results are in (None without results).
+
+    An AG-UI run that goes on from them begins with it as ``MESSAGES_SNAPSHOT``: the client's own
+    tool messages give way to the stored results, so later snapshots keep the client's messages in place.
+    """
+    if not answers:
+        return None
+    init = session.reducer.to_init()
+    done = {turn.tool_messages[call_id]: result for call_id, result in answers}
+    stamp = now()
+    entries = []
+    for entry in init.messages:
+        result = done.get(entry.id) if isinstance(entry, ToolEntry) else None
+        if result is not None:
+            error = (result.content or "the tool failed") if result.is_error else None
+            entry = replace(entry, status="completed" if error is None else "error", content=result.content,
+                            completed_at=stamp, error=error)
+        entries.append(entry)
+    return replace(init, messages=tuple(entries))
 
 
 class HistoryConflict(ClientError):
