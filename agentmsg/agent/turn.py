@@ -39,21 +39,22 @@ model    sends ``request()`` to the model and hands the   ``tools`` (tool calls)
          answer to ``receive`` (a response body, or an    ``done``
          iterable of stream events); ``fail`` if the call
          raised
-tools    calls ``run_tools()``: the approved calls run    ``model``, ``approval`` or
-         through ``ToolExecutor`` (safe ones in parallel) ``done``
+tools    calls ``run_tools()``: the approved calls run    ``model``, ``approval``,
+         through ``ToolExecutor`` (safe ones in parallel) ``client`` or ``done``
 approval shows ``pending``, calls ``approve`` / ``deny``  ``tools`` once none is pending
          for each (or ``cancel``)
-client   runs the calls in ``outcome.pending`` (tools of ``model`` or ``done``, once each call
-         ``client_tools``) elsewhere and hands each      has its result
-         result to ``answer`` (or ``cancel``)
+client   has ``client_calls`` (calls to ``client_tools``) ``model`` or ``done``, once each
+         run elsewhere and hands each result to          call has its result
+         ``answer`` (or ``cancel``)
 done     reads ``outcome``                                (final)
 ======== ================================================ ===============================
 
 A method called in the wrong state raises ``AgentStateError`` naming the state. ``run(model)``
 is the loop above for a plain callable; it returns at ``approval`` and ``client`` and can be
-called again after the decisions or the results. The model is any callable from request body to response body (or to an iterable
-of stream events) of the provider module given: ``openai``, ``anthropic``, ``ollama`` or any
-module with the same verbs (``to_request``, ``parse_response``, ``StreamParser``).
+called again after the decisions or the results. The model is any callable from request body
+to response body (or to an iterable of stream events) of the provider module given:
+``openai``, ``anthropic``, ``ollama`` or any module with the same verbs (``to_request``,
+``parse_response``, ``StreamParser``).
 
 Nothing runs twice: the turn keeps the step's ``ToolRequest`` record and the results it already
 has, and the executor skips those. Tool messages join the history together, in call order, once
@@ -332,8 +333,8 @@ class AgentTurn:
         except (McpError, ValidationError) as exc:
             self._finish("error", error=_describe_failure("the MCP tools could not be listed again", exc),
                          exception=exc, code="tool")
-        if self.client_tools and self._namespace.clients and self.state != "done":  # an MCP server's new list may take a client tool's name
-            try:
+        if self.client_tools and self._namespace.clients and self.state != "done":
+            try:  # an MCP server's new list may have taken a client tool's name
                 _client_tools(self.client_tools, self.tools)
             except ValidationError as exc:
                 self._finish("error", error=_describe_failure("the tools could not be offered", exc), exception=exc,

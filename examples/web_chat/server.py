@@ -1463,8 +1463,11 @@ def answered_history(session: Session, turn: AgentTurn, answers: list[tuple[str,
         result = done.get(entry.id) if isinstance(entry, ToolEntry) else None
         if result is not None:
             error = (result.content or "the tool failed") if result.is_error else None
-            entry = replace(entry, status="completed" if error is None else "error", content=result.content,
-                            completed_at=stamp, error=error)
+            try:
+                entry = replace(entry, status="completed" if error is None else "error", content=result.content,
+                                completed_at=stamp, error=error)
+            except ValidationError:  # the run goes on without the snapshot: the results are taken already
+                return None
         entries.append(entry)
     return replace(init, messages=tuple(entries))
 
