@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import agentmsg.errors
 from agentmsg.validate import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,6 +230,12 @@ def test_openai_finetune_refuses_tool_call_arguments_that_are_not_json_text(tmp_
     assert finetune(doc, tmp_path, capsys) == [("$.messages[2].tool_calls[0].function.arguments", "type")]
     doc["messages"][2]["tool_calls"][0]["function"]["arguments"] = '{"altitude": 100'
     assert finetune(doc, tmp_path, capsys) == [("$.messages[2].tool_calls[0].function.arguments", "json")]
+
+
+def test_openai_finetune_reports_arguments_nested_too_deeply_to_parse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = drone(0)
+    doc["messages"][2]["tool_calls"][0]["function"]["arguments"] = "[" * 100_000 + "]" * 100_000
+    assert finetune(doc, tmp_path, capsys) == [("$.messages[2].tool_calls[0].function.arguments", "depth")]
 
 
 def test_openai_finetune_refuses_a_tool_call_without_id_or_type(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -543,3 +552,29 @@ def test_the_dataset_module_loads_only_for_a_dataset(tmp_path: Path) -> None:
     for args, loaded in (([str(chat)], "False"), (["--kind", "hf_chat", str(TRL)], "True")):
         result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120)
         assert result.stdout.splitlines()[-1] == f"loaded: {loaded}", result.stderr
+
+
+# -- any line at all: problems, never a crash -------------------------------------------------
+
+KEYS = st.sampled_from(["messages", "role", "content", "tool_calls", "function", "name", "arguments", "weight",
+                        "type", "id", "tool_call_id", "tools", "functions", "function_call", "image_url", "url",
+                        "input", "preferred_output", "non_preferred_output", "parallel_tool_calls", "text", "prompt"])
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(
+    ["user", "assistant", "tool", "system", "function", "developer", "function", "image_url", "text", "{}", "{",
+     "data:image/png;base64,iVBORw0KGgo=", "https://example.com/a.png", "c1"]))
+JSON = st.recursive(VALUES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
+                    max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=JSON)
+def test_any_line_gives_problems_or_passes_and_sums_up(doc: Any) -> None:
+    from agentmsg.validate._datasets import OpenAITally, check_hf_chat, check_openai_finetune, check_openai_preference
+    from agentmsg.validate._rules import problems_of
+
+    for check in (check_openai_finetune, check_openai_preference, check_hf_chat):
+        for problem in problems_of(check, doc):
+            assert problem.code in agentmsg.errors.CODES
+    tally = OpenAITally()
+    tally.add(doc, 1)
+    assert tally.examples == (1 if type(doc) is dict else 0)

@@ -30,7 +30,7 @@ from .._checks import expect_object
 from ._provider_rules import tool_rules
 from ._rules import Findings, Problems, absent, array_at, err, join, object_at, problems_of, string_at, wrong_type
 
-__all__ = ["check_openai_finetune", "check_openai_preference", "check_hf_chat", "Tally", "MIN_EXAMPLES"]
+__all__ = ["check_openai_finetune", "check_openai_preference", "check_hf_chat", "Tally", "OpenAITally", "MIN_EXAMPLES"]
 
 MIN_EXAMPLES = 10  # the supervised fine-tuning guide: "The minimum number of examples you can provide ... is 10"
 
@@ -194,6 +194,8 @@ def _call(call: Any, path: str, ex: _Example, names: set[str] | None, what: str)
             json.loads(arguments)
         except ValueError:
             ex.out.append(err(join(path, "arguments"), "must be valid JSON text (OpenAI)", "json"))
+        except RecursionError:
+            ex.out.append(err(join(path, "arguments"), "nested too deeply to check", "depth"))
 
 
 def _openai_messages(messages: list[Any], path: str, ex: _Example, weights: bool = True) -> None:
@@ -404,6 +406,7 @@ class Tally:
     """
 
     __slots__ = ("examples", "messages", "trained", "tool_calls", "longest", "longest_line")
+    minimum = 0  # the fewest examples the service takes in a file (0: no minimum)
 
     def __init__(self) -> None:
         self.examples = self.messages = self.trained = self.tool_calls = self.longest = self.longest_line = 0
@@ -449,10 +452,23 @@ class Tally:
         if other.longest > self.longest or (other.longest == self.longest and other.longest_line < self.longest_line):
             self.longest, self.longest_line = other.longest, other.longest_line
 
+    def note(self, documents: int) -> str | None:
+        """Return what a file of ``documents`` examples should know before it is uploaded (None: nothing)."""
+        if documents < self.minimum:
+            return f"OpenAI needs at least {self.minimum} examples to start a fine-tuning job; this file has {documents}"
+        return None
+
     def as_dict(self) -> dict[str, int]:
         """Return the sums as the JSON report shows them."""
         return {"examples": self.examples, "messages": self.messages, "trained": self.trained,
                 "tool_calls": self.tool_calls, "longest_characters": self.longest, "longest_line": self.longest_line}
+
+
+class OpenAITally(Tally):
+    """The sums of a file of OpenAI examples, which the service takes from ``MIN_EXAMPLES`` up."""
+
+    __slots__ = ()
+    minimum = MIN_EXAMPLES
 
 
 def _text_size(content: Any) -> int:
@@ -470,4 +486,7 @@ def _call_size(fn: Any) -> int:
     size = len(name) if type(name) is str else 0
     if type(arguments) is str:
         return size + len(arguments)
-    return size + (len(json.dumps(arguments)) if type(arguments) is dict else 0)
+    try:
+        return size + (len(json.dumps(arguments)) if type(arguments) is dict else 0)
+    except RecursionError:  # as deep as the parser allows: summed as nothing, never a crash
+        return size

@@ -235,15 +235,15 @@ class Run:
         if self.json:
             self.datasets.append({"file": name, "kind": kind, "documents": documents, "invalid": invalid, **sums})
         else:
-            noun = "example" if documents == 1 else "examples"
             longest = f"; longest example {sums['longest_characters']:,} characters (line {sums['longest_line']})" if (
                 sums["examples"]) else ""
             self.write(printable(
-                f"{name}: {documents:,} {noun} ({invalid:,} invalid): {sums['messages']:,} messages, "
-                f"{sums['trained']:,} assistant messages trained on, {_plural(sums['tool_calls'], 'tool call')}{longest} [{kind}]"
+                f"{name}: {_plural(documents, 'example')} ({invalid:,} invalid): {_plural(sums['messages'], 'message')}, "
+                f"{_plural(sums['trained'], 'assistant message')} trained on, {_plural(sums['tool_calls'], 'tool call')}"
+                f"{longest} [{kind}]"
             ) + "\n")
-        if kind.startswith("openai_") and documents < 10:  # the supervised fine-tuning guide's minimum
-            note = f"OpenAI needs at least 10 examples to start a fine-tuning job; this file has {documents}"
+        note = tally.note(documents)
+        if note is not None:
             self.report(name, None, None, ("", "size", note), kind, "note")
 
     def cannot_read(self, name: str, exc: OSError) -> None:
