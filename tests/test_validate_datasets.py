@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "datasets"
 TOY = DATA / "openai_toy_chat_fine_tuning.jsonl"
 DRONE = DATA / "openai_drone_training_head.jsonl"
+SPEC = DATA / "openai_openapi_finetune_example.jsonl"
 PREFERENCE = DATA / "openai_preference_together.jsonl"
 TRL = DATA / "hf_trl_dataset_formats.jsonl"
 
@@ -69,14 +70,16 @@ def drone(line: int = 0) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("kind", "path"), [
-    ("openai_finetune", TOY), ("openai_finetune", DRONE), ("openai_preference", PREFERENCE), ("hf_chat", TRL),
+    ("openai_finetune", TOY), ("openai_finetune", DRONE), ("openai_finetune", SPEC), ("openai_preference", PREFERENCE),
+    ("hf_chat", TRL),
 ])
 def test_the_real_examples_are_valid(kind: str, path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["--kind", kind, str(path)])
     out = capsys.readouterr().out
     assert status == 0, out
     count = len(lines(path))
-    assert out.splitlines()[-1] == f"{count} documents, {count} valid ({count} {kind}), 0 invalid"
+    noun = "document" if count == 1 else "documents"
+    assert out.splitlines()[-1] == f"{count} {noun}, {count} valid ({count} {kind}), 0 invalid"
 
 
 def test_the_preference_examples_are_detected_without_kind(capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,6 +293,9 @@ def test_openai_finetune_takes_the_legacy_functions_form(tmp_path: Path, capsys:
         {"role": "assistant", "content": "Up."},
     ], "functions": [tool["function"] for tool in tools]}
     assert finetune(doc, tmp_path, capsys) == []
+    doc["functions"] = doc["functions"] * 9
+    assert finetune(doc, tmp_path, capsys) == [("$.functions", "size")]  # 144: at most 128 (FineTuneChatRequestInput)
+    doc["functions"] = doc["functions"][:16]
     doc["messages"][1]["function_call"]["name"] = "land_on_mars"
     del doc["messages"][2]["name"]
     assert finetune(doc, tmp_path, capsys) == [
@@ -470,12 +476,24 @@ def test_hf_chat_refuses_a_role_chat_templates_do_not_know(tmp_path: Path, capsy
     assert hf(doc, tmp_path, capsys) == [("$.messages[0].role", "value"), ("$.messages[1].role", "value"), ("$.messages", "value")]
 
 
-def test_hf_chat_refuses_keys_of_another_dataset_type_beside_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # apply_chat_template raises KeyError("Invalid keys in the example") for {"messages", "prompt"}
+def test_hf_chat_refuses_a_prompt_beside_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # SFTTrainer's tokenize_fn reads a row with "prompt" as prompt-completion (KeyError: 'completion');
+    # the other columns (chosen, label, images, chat_template_kwargs) are left alone
     doc = trl(0)
-    doc["prompt"] = [{"role": "user", "content": "What color is the sky?"}]
-    doc["completion"] = [{"role": "assistant", "content": "It is blue."}]
-    assert hf(doc, tmp_path, capsys) == [("$.prompt", "unexpected"), ("$.completion", "unexpected")]
+    doc["prompt"] = "What color is the sky?"
+    doc["chosen"] = doc["label"] = "x"
+    assert hf(doc, tmp_path, capsys) == [("$.prompt", "unexpected")]
+
+
+def test_hf_chat_reads_a_tools_column_of_json_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # tokenize_fn: json.loads(tools) when the column is a string
+    doc = trl(2)
+    doc["tools"] = json.dumps(doc["tools"])
+    assert hf(doc, tmp_path, capsys) == []
+    doc["messages"][1]["tool_calls"][0]["function"]["name"] = "open_the_door"
+    assert hf(doc, tmp_path, capsys) == [("$.messages[1].tool_calls[0].function.name", "unknown")]
+    doc["tools"] = "[{"
+    assert hf(doc, tmp_path, capsys) == [("$.tools", "json")]
 
 
 def test_hf_chat_refuses_tool_call_arguments_as_a_json_string(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

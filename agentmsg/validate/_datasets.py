@@ -9,12 +9,15 @@
 Each line of a JSON Lines dataset is one example, checked on its own by the rules the service
 (or the trainer) applies, each stated at its check with its source:
 
-- OpenAI: the API reference's ``FineTuneChatRequestInput`` and ``FineTunePreferenceRequestInput``
-  (openai/openai-openapi), the supervised, vision and DPO fine-tuning guides
+- OpenAI: the API reference's ``FineTuneChatRequestInput``, ``FineTunePreferenceRequestInput`` and
+  ``FineTuneChatCompletionRequestAssistantMessage`` (openai/openai-openapi ``openapi.yaml`` at
+  498c71dd; the preference outputs as the DPO guide names them), the supervised, vision and DPO
+  fine-tuning guides
   (platform.openai.com/docs/guides/), and the cookbook's format checks
   (openai/openai-cookbook ``examples/Chat_finetuning_data_prep.ipynb``).
-- Hugging Face: TRL's ``data_utils`` (``is_conversational``, ``apply_chat_template``; huggingface/trl
-  at 00cc012a) and the tool-use format of transformers' chat templates (``arguments`` an object).
+- Hugging Face: TRL v1.9.0's SFT trainer (``trainer/sft_trainer.py``: ``tokenize_fn``) and
+  ``data_utils.is_conversational`` (huggingface/trl at 35def3ee), its dataset formats page, and
+  the tool-use format of transformers' chat templates (``arguments`` an object).
 
 A file of examples is summed up by a ``Tally`` (examples, messages, assistant messages trained
 on, tool calls, the longest example in characters), which the report prints after the file.
@@ -52,7 +55,6 @@ _IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp")
 _IMAGE_BYTES = 10 * 1024 * 1024
 _IMAGES = 64
 _HF_ROLES = ("system", "developer", "user", "assistant", "tool")
-_TRL_KEYS = ("prompt", "completion", "chosen", "rejected", "label")  # apply_chat_template: not beside "messages"
 
 
 class _Example:
@@ -96,6 +98,8 @@ def _tool_names(body: dict[str, Any], path: str, ex: _Example) -> None:
     if "functions" in body:  # deprecated, still in FineTuneChatRequestInput: [{name, description, parameters}]
         ex.functions = set()
         functions = array_at(body, "functions", path, ex.out)
+        if type(body["functions"]) is list and not 1 <= len(functions) <= 128:
+            ex.out.append(err(join(path, "functions"), "must hold 1 to 128 functions (OpenAI)", "size"))
         for where, fn in _objects(functions, join(path, "functions"), ex.out, "an object {name, description, parameters}"):
             name = string_at(fn, "name", where, ex.out)
             if name is not None:
@@ -314,7 +318,7 @@ def _hf_messages(messages: list[Any], ex: _Example) -> None:
         calls = message.get("tool_calls")
         content = message.get("content")
         if "content" not in message and not (role == "assistant" and calls):
-            ex.out.append(absent(join(at, "content"), "TRL: each message has role and content"))
+            ex.out.append(absent(join(at, "content"), "chat templates read each message's content"))
         elif content is not None and type(content) is not str:
             _hf_parts(content, join(at, "content"), ex)
         if role == "assistant":
@@ -371,19 +375,25 @@ def check_hf_chat(doc: Any) -> None:
     """Check one row of a Hugging Face chat dataset ``{messages: [{role, content, tool_calls}], tools}``."""
     body = expect_object(doc)
     ex = _Example(False)
-    if "tools" in body and body["tools"] is not None:
+    tools = body.get("tools")
+    if type(tools) is str:  # tokenize_fn: a tools column of JSON text is read with json.loads
+        try:
+            body = {**body, "tools": json.loads(tools)}
+        except (ValueError, RecursionError):
+            ex.out.append(err("tools", "must be a list of tools, or JSON text of one (TRL)", "json"))
+            body = {key: value for key, value in body.items() if key != "tools"}
+    if body.get("tools") is not None:
         _tool_names(body, "", ex)
-    for key in _TRL_KEYS:
-        if key in body:  # apply_chat_template: KeyError("Invalid keys in the example")
-            ex.out.append(err(key, 'is not allowed beside "messages" (TRL: a language-modeling row holds messages '
-                                   "alone)", "unexpected"))
+    if "prompt" in body:  # tokenize_fn reads a row with "prompt" as prompt-completion: example["completion"]
+        ex.out.append(err("prompt", 'is not allowed beside "messages" (TRL reads a row with "prompt" as '
+                                    "prompt-completion)", "unexpected"))
     messages = array_at(body, "messages", "", ex.out)
     if type(body.get("messages")) is list:
         if not messages:  # is_conversational reads messages[0]
             ex.out.append(err("messages", "must hold at least one message", "value"))
         else:
             _hf_messages(messages, ex)
-            if ex.trained == 0:
+            if ex.trained == 0:  # assistant_only_loss: "at least one example has no assistant tokens"
                 ex.out.append(err("messages", "no assistant message to learn from", "value"))
     if ex.out:
         raise Problems(ex.out)
