@@ -60,26 +60,25 @@ _HF_ROLES = ("system", "developer", "user", "assistant", "tool")
 class _Example:
     """What one example's checks share: its problems, its tool names, the calls waiting for a result."""
 
-    __slots__ = ("out", "tools", "functions", "pending", "images", "trained", "pictures")
+    __slots__ = ("out", "tools", "functions", "pending", "images", "assistants", "trained", "pictures")
 
     def __init__(self, pictures: bool) -> None:
         self.out: Findings = []
         self.tools: set[str] | None = None  # the names ``tools`` defines (None: no ``tools``)
         self.functions: set[str] | None = None  # the names the legacy ``functions`` defines
         self.pending: dict[str, str] = {}  # tool_call_id -> the path of its call
-        self.images = 0
-        self.trained = 0
+        self.images = self.assistants = 0
+        self.trained = 0  # the assistant messages not at weight 0
         self.pictures = pictures  # images allowed (supervised: yes; preference: text only)
 
 
 def _objects(items: list[Any], path: str, out: Findings, what: str = "an object") -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield the path and value of each object of ``items`` (at ``path``); note any other value in ``out``."""
     for i, item in enumerate(items):
-        at = join(path, i)
         if type(item) is dict:
-            yield at, item
+            yield f"{path}[{i}]", item
         else:
-            out.append(wrong_type(at, what, item))
+            out.append(wrong_type(f"{path}[{i}]", what, item))
 
 
 def _tool_names(body: dict[str, Any], path: str, ex: _Example) -> None:
@@ -144,7 +143,9 @@ def _image(part: dict[str, Any], path: str, ex: _Example) -> None:
 def _content(message: dict[str, Any], role: str, path: str, ex: _Example) -> None:
     """Check an OpenAI message's ``content``: a string, or parts of the types its role takes."""
     content = message.get("content")
-    where = join(path, "content")
+    if type(content) is str:
+        return
+    where = f"{path}.content"
     if content is None:
         has_call = message.get("tool_calls") or message.get("function_call") is not None
         if role != "assistant" or not has_call:  # the cookbook's "missing_content"
@@ -211,10 +212,11 @@ def _openai_messages(messages: list[Any], path: str, ex: _Example, weights: bool
             ex.out.append(err(join(at, "role"), f"{shown}: OpenAI fine-tuning takes system, user, assistant, tool, function",
                               "missing" if role is None else "value"))
             continue
-        for key in message:
-            if key not in _OPENAI_KEYS[role]:  # the cookbook's "message_unrecognized_key"
-                ex.out.append(err(join(at, key[:40]), f"is not a field of a {role} message in a fine-tuning example",
-                                  "unexpected"))
+        if not _OPENAI_KEYS[role].issuperset(message):  # the cookbook's "message_unrecognized_key"
+            for key in message:
+                if key not in _OPENAI_KEYS[role]:
+                    ex.out.append(err(join(at, key[:40]), f"is not a field of a {role} message in a fine-tuning "
+                                                          "example", "unexpected"))
         if ex.pending and role != "tool":
             for call in ex.pending.values():  # the Chat Completions rule, kept by fine-tuning
                 ex.out.append(err(call, "this tool call has no tool message answering it before the next message",
@@ -222,6 +224,7 @@ def _openai_messages(messages: list[Any], path: str, ex: _Example, weights: bool
             ex.pending.clear()
         _content(message, role, at, ex)
         if role == "assistant":
+            ex.assistants += 1
             weight = message.get("weight", 1)
             if "weight" in message and not weights:
                 ex.out.append(err(join(at, "weight"), "is not allowed in a preference example", "unexpected"))
@@ -259,7 +262,7 @@ def check_openai_finetune(doc: Any) -> None:
             ex.out.append(err("messages", "must hold at least one message", "value"))
         else:
             _openai_messages(messages, "messages", ex)
-            if not any(type(m) is dict and m.get("role") == "assistant" for m in messages):
+            if not ex.assistants:
                 ex.out.append(err("messages", "no assistant message to learn from (OpenAI fine-tuning trains on "
                                               "assistant messages)", "value"))
             elif ex.trained == 0:
@@ -426,30 +429,38 @@ class Tally:
         if type(doc) is not dict:
             return
         self.examples += 1
-        size = 0
+        size = count = trained = calls = 0
         given = doc.get("input")
-        lists = [doc.get("messages")]
-        if type(given) is dict:  # a preference example: its outputs are what is trained on
-            lists = [given.get("messages"), doc.get("preferred_output"), doc.get("non_preferred_output")]
-            self.trained += 1
+        preference = type(given) is dict  # its outputs are what is trained on: one pair an example
+        lists = ((given.get("messages"), doc.get("preferred_output"), doc.get("non_preferred_output")) if preference
+                 else (doc.get("messages"),))
         for messages in lists:
             if type(messages) is not list:
                 continue
             for message in messages:
                 if type(message) is not dict:
                     continue
-                self.messages += 1
-                size += _text_size(message.get("content"))
-                if message.get("role") == "assistant" and "input" not in doc and message.get("weight", 1) != 0:
-                    self.trained += 1
-                calls = message.get("tool_calls")
-                for call in calls if type(calls) is list else ():
-                    self.tool_calls += 1
-                    fn = call.get("function") if type(call) is dict else None
-                    size += _call_size(fn)
+                count += 1
+                content = message.get("content")
+                if type(content) is str:
+                    size += len(content)
+                elif content is not None:
+                    size += _text_size(content)
+                if message.get("role") != "assistant":
+                    continue
+                if not preference and message.get("weight", 1) != 0:
+                    trained += 1
+                tool_calls = message.get("tool_calls")
+                if type(tool_calls) is list:
+                    calls += len(tool_calls)
+                    for call in tool_calls:
+                        size += _call_size(call.get("function") if type(call) is dict else None)
                 if message.get("function_call") is not None:
-                    self.tool_calls += 1
+                    calls += 1
                     size += _call_size(message["function_call"])
+        self.messages += count
+        self.trained += 1 if preference else trained
+        self.tool_calls += calls
         if size > self.longest:
             self.longest, self.longest_line = size, line
 
