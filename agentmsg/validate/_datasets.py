@@ -432,8 +432,9 @@ class Tally:
         size = count = trained = calls = 0
         given = doc.get("input")
         preference = type(given) is dict  # its outputs are what is trained on: one pair an example
-        lists = ((given.get("messages"), doc.get("preferred_output"), doc.get("non_preferred_output")) if preference
-                 else (doc.get("messages"),))
+        lists: tuple[Any, ...] = (doc.get("messages"),)
+        if type(given) is dict:
+            lists = (given.get("messages"), doc.get("preferred_output"), doc.get("non_preferred_output"))
         for messages in lists:
             if type(messages) is not list:
                 continue
