@@ -173,6 +173,8 @@ def test_openai_finetune_refuses_an_unknown_role(tmp_path: Path, capsys: pytest.
     assert finetune(doc, tmp_path, capsys) == [("$.messages[0].role", "value")]
     del doc["messages"][0]["role"]
     assert finetune(doc, tmp_path, capsys) == [("$.messages[0].role", "missing")]
+    doc["messages"][0]["role"] = ["system"]  # not a string, nor a key to look up (unhashable)
+    assert finetune(doc, tmp_path, capsys) == [("$.messages[0].role", "value")]
 
 
 def test_openai_finetune_refuses_an_unrecognized_message_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -585,7 +587,7 @@ JSON = st.recursive(VALUES, lambda inner: st.lists(inner, max_size=4) | st.dicti
 
 
 @settings(max_examples=300, deadline=None)
-@given(doc=JSON)
+@given(doc=JSON | st.fixed_dictionaries({"messages": st.lists(st.dictionaries(KEYS, JSON, max_size=6), max_size=4)}))
 def test_any_line_gives_problems_or_passes_and_sums_up(doc: Any) -> None:
     from agentmsg.validate._datasets import OpenAITally, check_hf_chat, check_openai_finetune, check_openai_preference
     from agentmsg.validate._rules import problems_of

@@ -12,8 +12,7 @@ Each line of a JSON Lines dataset is one example, checked on its own by the rule
 - OpenAI: the API reference's ``FineTuneChatRequestInput``, ``FineTunePreferenceRequestInput`` and
   ``FineTuneChatCompletionRequestAssistantMessage`` (openai/openai-openapi ``openapi.yaml`` at
   498c71dd; the preference outputs as the DPO guide names them), the supervised, vision and DPO
-  fine-tuning guides
-  (platform.openai.com/docs/guides/), and the cookbook's format checks
+  fine-tuning guides (platform.openai.com/docs/guides/), and the cookbook's format checks
   (openai/openai-cookbook ``examples/Chat_finetuning_data_prep.ipynb``).
 - Hugging Face: TRL v1.9.0's SFT trainer (``trainer/sft_trainer.py``: ``tokenize_fn``) and
   ``data_utils.is_conversational`` (huggingface/trl at 35def3ee), its dataset formats page, and
@@ -89,7 +88,8 @@ def _tool_names(body: dict[str, Any], path: str, ex: _Example) -> None:
         for i, tool in enumerate(tools):
             where = join(join(path, "tools"), i)
             ex.out.extend(tool_rules("openai", tool, where))
-            name = tool.get("function", {}).get("name") if type(tool) is dict and type(tool.get("function")) is dict else None
+            fn = tool.get("function") if type(tool) is dict else None
+            name = fn.get("name") if type(fn) is dict else None
             if type(name) is str:
                 if name in ex.tools:
                     ex.out.append(err(f"{where}.function.name", "tool names must be unique in tools", "unique"))
@@ -151,8 +151,6 @@ def _content(message: dict[str, Any], role: str, path: str, ex: _Example) -> Non
         if role != "assistant" or not has_call:  # the cookbook's "missing_content"
             ex.out.append(absent(where, "an assistant message without tool_calls needs content" if role == "assistant" else ""))
         return
-    if type(content) is str:
-        return
     if type(content) is not list:
         ex.out.append(wrong_type(where, "a string or an array of content parts", content))
         return
@@ -207,7 +205,7 @@ def _openai_messages(messages: list[Any], path: str, ex: _Example, weights: bool
     """Check the messages of an OpenAI example in order: each message, then the tool calls answered."""
     for at, message in _objects(messages, path, ex.out):
         role = message.get("role")
-        if role not in _OPENAI_KEYS:
+        if type(role) is not str or role not in _OPENAI_KEYS:
             shown = f"unknown role {role[:20]!r}" if type(role) is str else "no role" if role is None else "a role that is not a string"
             ex.out.append(err(join(at, "role"), f"{shown}: OpenAI fine-tuning takes system, user, assistant, tool, function",
                               "missing" if role is None else "value"))
