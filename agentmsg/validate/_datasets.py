@@ -341,6 +341,7 @@ def _hf_messages(messages: list[Any], ex: _Example) -> None:
 
 
 def _hf_parts(content: Any, path: str, ex: _Example) -> None:
+    """Check content parts as multimodal chat templates read them: objects with a ``type``."""
     if type(content) is not list:
         ex.out.append(wrong_type(path, "a string or an array of parts {type, ...}", content))
         return
@@ -352,6 +353,7 @@ def _hf_parts(content: Any, path: str, ex: _Example) -> None:
 
 
 def _hf_call(call: Any, path: str, ex: _Example) -> None:
+    """Check a tool call in the shape transformers' chat templates read: ``{type, function: {name, arguments}}``."""
     if type(call) is not dict:
         ex.out.append(wrong_type(path, "an object {type, function}", call))
         return
@@ -492,6 +494,7 @@ class OpenAITally(Tally):
 
 
 def _text_size(content: Any) -> int:
+    """Return the characters of text in a list of content parts."""
     if type(content) is str:
         return len(content)
     if type(content) is not list:
@@ -500,6 +503,7 @@ def _text_size(content: Any) -> int:
 
 
 def _call_size(fn: Any) -> int:
+    """Return the characters of a call's name and arguments (an object's as JSON text)."""
     if type(fn) is not dict:
         return 0
     name, arguments = fn.get("name"), fn.get("arguments")
