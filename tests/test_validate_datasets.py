@@ -459,6 +459,15 @@ def test_hf_chat_refuses_a_missing_or_empty_messages_column(tmp_path: Path, caps
     assert hf({"messages": []}, tmp_path, capsys) == [("$.messages", "value")]
 
 
+def test_hf_chat_refuses_a_sharegpt_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a row of Locutusque/function-calling-chatml (glaive v2 in from/value form), as its dataset card shows it
+    row = lines(DATA / "hf_sharegpt_glaive_row.jsonl")[0]
+    assert hf(row, tmp_path, capsys) == [("$.messages", "missing")]
+    main(["--kind", "hf_chat", str(DATA / "hf_sharegpt_glaive_row.jsonl")])
+    out = capsys.readouterr().out
+    assert "ShareGPT conversations column" in out and "John Doe" not in out
+
+
 def test_hf_chat_refuses_a_message_without_role_or_content(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # is_conversational: "Each message must a list of dictionaries with keys 'role' and 'content'"
     doc = trl(0)

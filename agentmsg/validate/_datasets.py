@@ -390,7 +390,10 @@ def check_hf_chat(doc: Any) -> None:
     if "prompt" in body:  # tokenize_fn reads a row with "prompt" as prompt-completion: example["completion"]
         ex.out.append(err("prompt", 'is not allowed beside "messages" (TRL reads a row with "prompt" as '
                                     "prompt-completion)", "unexpected"))
-    messages = array_at(body, "messages", "", ex.out)
+    if "messages" not in body and "conversations" in body:  # the usual mistake: a ShareGPT row
+        ex.out.append(absent("messages", "a ShareGPT conversations column of from/value is not read: TRL reads "
+                                         "messages of role/content"))
+    messages = array_at(body, "messages", "", ex.out, required="conversations" not in body)
     if type(body.get("messages")) is list:
         if not messages:  # is_conversational reads messages[0]
             ex.out.append(err("messages", "must hold at least one message", "value"))
