@@ -591,8 +591,13 @@ KEYS = st.sampled_from(["messages", "role", "content", "tool_calls", "function",
 VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(
     ["user", "assistant", "tool", "system", "function", "developer", "function", "image_url", "text", "{}", "{",
      "data:image/png;base64,iVBORw0KGgo=", "https://example.com/a.png", "c1"]))
-JSON = st.recursive(VALUES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
-                    max_leaves=40)
+
+
+def nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5)
+
+
+JSON = st.recursive(VALUES, nested, max_leaves=40)
 
 
 @settings(max_examples=300, deadline=None)
