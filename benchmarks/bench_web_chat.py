@@ -1,20 +1,24 @@
 """Benchmark the reference chat backend: one server process, 100 Socket.IO clients in one room (loopback).
 
-What it measures, in three runs of one turn each:
+What it measures, in three runs of one turn each, then a run of many turns:
 - unpaced: a model streams N text deltas as fast as it can; how many deltas per second reach
   every client of the room, and how many ``message:chunk`` events carried them (the server sends
   the deltas that waited while the room was busy as one event);
 - paced (a delta every ``--pace-ms``, 100 clients, then 1 client): the server's CPU time per event
   sent to the room (so the events per second one process sustains on one core), and the latency
   from the agent loop's delta to each client's receipt: median and 99th percentile over every
-  delivery, and the median of the first and of the last client to get each delta.
+  delivery, and the median of the first and of the last client to get each delta;
+- turns: ``--sessions`` clients, each in a session of its own, each sending ``--turns`` turns one
+  after another, the sessions at once: turns per second and server CPU per turn; then the
+  server's resident memory, now and at its peak (/proc/<pid>/status).
 The server is ``examples/web_chat/server.py``'s ``ChatServer`` in a process of its own (the real
 uvicorn, python-socketio, agent turn, session reducer and store), with a model that streams only
 text. The clients are minimal Engine.IO/Socket.IO websocket clients (the ``websockets`` package)
 in this process, so the clients cost little and the server is what is measured; its CPU time is
 read from /proc. ``--profile`` runs the server under cProfile and prints its top entries.
 
-Run: python benchmarks/bench_web_chat.py [--clients 100] [--events 1000] [--pace-ms 50] [--profile]
+Run: python benchmarks/bench_web_chat.py [--clients 100] [--events 1000] [--pace-ms 50] [--sessions 20]
+     [--turns 5] [--profile]
      (or python benchmarks/run.py web; needs the web extra: pip install -e ".[web]")
 """
 
@@ -66,7 +70,10 @@ def serve(port: int, profile: str | None) -> None:
         chat = web.ChatServer(store, recipes, web.anthropic, model, params)
         config = uvicorn.Config(chat.app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
         if profile is None:
-            uvicorn.Server(config).run()
+            try:
+                uvicorn.Server(config).run()  # until SIGINT, which uvicorn raises again once it has shut down
+            except KeyboardInterrupt:
+                pass
             return
         import cProfile
 
@@ -186,6 +193,37 @@ async def run_room(port: int, pid: int, clients: int, events: int, pace_ms: floa
             await peer.close()
 
 
+def memory_kb(pid: int) -> tuple[int, int]:
+    """Resident memory of a process now and at its peak (``VmRSS``, ``VmHWM`` of /proc/<pid>/status), in KiB."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+async def run_turns(port: int, pid: int, sessions: int, turns: int, deltas: int) -> dict[str, float]:
+    """``sessions`` clients, each in a session of its own, each sending ``turns`` turns one after another, all at once."""
+    url = f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket"
+    peers = [await Peer.connect(url, f"bench-token-{i + 1}") for i in range(sessions)]
+    try:
+        ids = [(await peer.call("chat:init", {}))["sessionId"] for peer in peers]
+
+        async def converse(peer: Peer, session: str) -> None:
+            for _ in range(turns):
+                ack = await peer.call("chat:send", {"message": f"throughput {deltas}", "conversation_id": session})
+                assert ack["status"] == "completed", ack
+
+        user, system = cpu_seconds(pid)
+        start = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(converse(peer, session) for peer, session in zip(peers, ids))), TIMEOUT)
+        elapsed = time.perf_counter() - start
+        cpu = sum(after - before for after, before in zip(cpu_seconds(pid), (user, system)))
+        assert all(peer.completions == turns for peer in peers), [peer.completions for peer in peers]
+        return {"elapsed": elapsed, "cpu": cpu, "turns_per_s": sessions * turns / elapsed,
+                "cpu_ms_per_turn": cpu / (sessions * turns) * 1e3}
+    finally:
+        for peer in peers:
+            await peer.close()
+
+
 def start_server(profile: str | None) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -210,6 +248,8 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=1000, help="model deltas of the unpaced turn")
     parser.add_argument("--latency-events", type=int, default=100, help="model deltas of the paced turns")
     parser.add_argument("--pace-ms", type=float, default=50.0, help="the pause between two paced deltas")
+    parser.add_argument("--sessions", type=int, default=20, help="sessions of the turns run, all at once")
+    parser.add_argument("--turns", type=int, default=5, help="turns of each session, one after another")
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile; print its top entries")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--profile-to", help=argparse.SUPPRESS)
@@ -224,6 +264,8 @@ def main() -> int:
         throughput = asyncio.run(run_room(port, process.pid, args.clients, args.events, 0))
         latency = asyncio.run(run_room(port, process.pid, args.clients, args.latency_events, args.pace_ms))
         single = asyncio.run(run_room(port, process.pid, 1, args.latency_events, args.pace_ms))
+        turns = asyncio.run(run_turns(port, process.pid, args.sessions, args.turns, 20))
+        rss, peak = memory_kb(process.pid)
     finally:
         process.send_signal(signal.SIGINT)  # a graceful stop, after which the profile is written
         process.wait(timeout=TIMEOUT)
@@ -237,6 +279,10 @@ def main() -> int:
               f"i.e. at most {run['frames'] / run['cpu']:,.0f} events/s on one core; "
               f"latency agent loop -> client p50 {run['p50_ms']:.2f} ms, p99 {run['p99_ms']:.2f} ms "
               f"(first client p50 {run['first_p50_ms']:.2f} ms, last client p50 {run['last_p50_ms']:.2f} ms)")
+    print(f"turns: {args.sessions} sessions x {args.turns} turns (20 deltas each), the sessions at once: "
+          f"{args.sessions * args.turns} turns in {turns['elapsed']:.2f} s = {turns['turns_per_s']:,.1f} turns/s; "
+          f"server CPU {turns['cpu_ms_per_turn']:,.1f} ms per turn ({turns['cpu']:.2f} s in all)")
+    print(f"server memory at the end: resident {rss / 1024:,.1f} MiB, peak {peak / 1024:,.1f} MiB")
     if profile:
         import pstats
 

@@ -95,6 +95,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 try:
+    import engineio.json
     import engineio.packet
     import socketio
     import h11
@@ -629,6 +630,62 @@ async def fan_out(manager: Any, event: str, data: Any, namespace: str, room: Any
                 await manager.server._send_eio_packet(eio_sid, part)
 
 
+class PacketJSON:
+    """The JSON python-socketio and python-engineio read packets with: ``engineio.json`` (no integer
+    over 100 digits), where a document nested past the parser's depth is a ``ValueError`` too.
+
+    >>> PacketJSON.loads("[" * 100_000 + "]" * 100_000)
+    Traceback (most recent call last):
+    ValueError: nested too deeply
+    """
+
+    dumps = staticmethod(engineio.json.dumps)
+
+    @staticmethod
+    def loads(text: str, **options: Any) -> Any:
+        try:
+            return engineio.json.loads(text, **options)
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+
+
+class MalformedPacket(Exception):
+    """A Socket.IO packet this server does not read; its connection is closed (``SocketServer``)."""
+
+
+class SocketPacket(socketio.packet.Packet):
+    """python-socketio's packet, refusing what no handler here reads: text that is not a packet or
+    not JSON, an event without a name, and binary packets (whose attachments would pile up)."""
+
+    def decode(self, encoded_packet: Any) -> Any:
+        try:
+            attachments = super().decode(encoded_packet)
+        except (ValueError, TypeError) as exc:  # int(), the JSON, bytes where text is expected
+            raise MalformedPacket("nested too deeply" if str(exc) == "nested too deeply" else "not a Socket.IO packet")
+        if self.packet_type in (socketio.packet.BINARY_EVENT, socketio.packet.BINARY_ACK):
+            raise MalformedPacket("binary")
+        if self.packet_type == socketio.packet.EVENT and not (
+                isinstance(self.data, list) and self.data and isinstance(self.data[0], str)):
+            raise MalformedPacket("an event without a name")
+        return attachments
+
+
+class SocketServer(socketio.AsyncServer):
+    """python-socketio's server; a client that sends a ``MalformedPacket`` is disconnected with one log line."""
+
+    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        try:
+            if not data:  # python-socketio would read an empty message as an event without data
+                raise MalformedPacket("empty")
+            await super()._handle_eio_message(eio_sid, data)
+        except MalformedPacket as exc:
+            log.warning("closed a connection that sent a Socket.IO packet this server does not read (%s)", exc)
+            socket = self.eio.sockets.pop(eio_sid, None)
+            if socket is not None:  # python-engineio's disconnect, without waiting for a client that may never read
+                await socket.close(wait=False, reason=self.eio.reason.SERVER_DISCONNECT)
+                socket.queue.put_nowait(None)  # its writer closes a WebSocket at this, not after the ping timeout
+
+
 class RoomManager(socketio.AsyncManager):
     """python-socketio's in-process manager, broadcasting through ``fan_out``."""
 
@@ -714,9 +771,8 @@ class ChatServer:
         self.ui_paused: dict[str, Any] = {}  # session id -> the AG-UI/AI SDK translator of its turn waiting for approval
         self.manager = RedisManager(redis) if redis else None
         self.directory = RedisDirectory(redis) if redis else LocalDirectory()
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins=[],
-                                        client_manager=self.manager or RoomManager(),
-                                        max_http_buffer_size=MAX_BODY)
+        self.sio = SocketServer(async_mode="asgi", cors_allowed_origins=[], serializer=SocketPacket, json=PacketJSON,
+                                client_manager=self.manager or RoomManager(), max_http_buffer_size=MAX_BODY)
         self.sio.on("connect", self.on_connect)
         self.sio.on("chat:init", self.on_init)
         self.sio.on("chat:send", self.on_send)
@@ -1625,9 +1681,20 @@ def whole_bodies(app: Any) -> Any:
 
     A body over ``MAX_BODY`` is answered 413 at once; a client that hangs up (or is cut by
     ``deadline_protocol``) before its body is complete never reaches the app, so no handler
-    (python-engineio's included) reads a truncated body as a whole one.
+    (python-engineio's included) reads a truncated body as a whole one. Engine.IO packets
+    python-engineio cannot read (``engineio_packets``) never reach it either: a polling body
+    holding one is answered 400, a WebSocket frame closes its connection, with one log line.
     """
     async def whole(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            async def frames() -> Any:
+                message = await receive()
+                if message["type"] == "websocket.receive" and not engineio_packets(message.get("text"), False):
+                    log.warning("closed a connection that sent an Engine.IO packet this server does not read")
+                    return {"type": "websocket.disconnect", "code": 1003}
+                return message
+
+            return await app(scope, frames, send)
         if scope["type"] != "http":
             return await app(scope, receive, send)
         length = dict(scope["headers"]).get(b"content-length", b"0")
@@ -1642,7 +1709,16 @@ def whole_bodies(app: Any) -> Any:
         if more or size > MAX_BODY:
             return await _json(send, 413, ClientError("too_large", "body", f"body: must be at most {MAX_BODY} bytes",
                                                       413).payload())
-        pending = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+        body = b"".join(chunks)
+        if scope["path"].startswith("/socket.io/") and scope["method"] == "POST":
+            try:
+                readable = engineio_packets(body.decode("utf-8"), True)
+            except UnicodeDecodeError:
+                readable = False
+            if not readable:
+                log.warning("refused a polling request with an Engine.IO packet this server does not read")
+                return await _json(send, 400, ClientError("packet", "body", "body: not Engine.IO packets").payload())
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
 
         async def replay() -> Any:
             return pending.pop() if pending else await receive()
@@ -1650,6 +1726,22 @@ def whole_bodies(app: Any) -> Any:
         return await app(scope, replay, send)
 
     return whole
+
+
+def engineio_packets(text: str | None, polling: bool) -> bool:
+    """Whether a client's WebSocket text frame, or polling body, holds only Engine.IO packets python-engineio reads.
+
+    Each is a text packet of a type a client sends (close, ping, pong, message, upgrade, noop);
+    binary packets (no handler here takes any) and JSONP bodies are refused.
+
+    >>> engineio_packets('42["chat:init",{}]', False), engineio_packets("2\x1e3", True), engineio_packets("9", False)
+    (True, True, False)
+    >>> engineio_packets("", False), engineio_packets(None, False), engineio_packets("4x\x1e", True)
+    (False, False, False)
+    """
+    if text is None:  # a binary frame
+        return False
+    return all(packet[:1] in ("1", "2", "3", "4", "5", "6") for packet in (text.split("\x1e") if polling else (text,)))
 
 
 async def _read_body(receive: Any, headers: dict[str, str]) -> bytes:
@@ -1743,7 +1835,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
               flush=True)
         uvicorn.run(whole_bodies(chat.app), host=args.host, port=args.port, log_level="warning", lifespan="on",
-                    http=deadline_protocol(args.head_timeout, args.body_timeout))
+                    http=deadline_protocol(args.head_timeout, args.body_timeout), ws_max_size=MAX_BODY)
     return 0
 
 
