@@ -31,10 +31,10 @@ RSS_GROWTH_MB = 16  # the bound on the growth of the server's resident memory ov
 class Logged(Server):
     """The server process, its output read as it comes (``log``), so a test can check the lines its clients caused."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *args: str) -> None:
         self.log: list[str] = []
         self.reader: threading.Thread | None = None
-        super().__init__(store)
+        super().__init__(store, *args)
         output, self.process.stdout = self.process.stdout, None  # read here, not by Server.stop's communicate()
         assert output is not None
         self.reader = threading.Thread(target=lambda: (self.log.extend(output), output.close()), daemon=True)
@@ -332,3 +332,27 @@ def test_hostile_clients_are_refused_and_the_server_stays_healthy(server: Server
     finally:
         alice.close()
     assert server.process.poll() is None
+
+
+def test_new_sessions_cannot_run_more_turns_at_once_than_the_server_allows(tmp_path: Path) -> None:
+    # each chat:send without conversation_id opens a session of its own: --max-turns bounds the turns they run
+    server = Logged(tmp_path / "chat.db", "--ask", "list_recipes", "--max-turns", "2")
+    try:
+        mallory = Peer(server, "mallory-token-9")
+        waiting = [mallory.call("chat:send", {"message": QUESTION}) for _ in range(2)]
+        assert [ack["status"] for ack in waiting] == ["approval", "approval"]  # two turns kept waiting
+        refused = mallory.call("chat:send", {"message": QUESTION})
+        assert refused["code"] == "overloaded" and refused["path"] == "conversation_id"
+        http = server.http()  # the HTTP endpoint counts the same turns
+        http.request("POST", "/api/chat", json.dumps({"message": QUESTION}),
+                     {"Content-Type": "application/json", "Authorization": "Bearer mallory-token-9"})
+        answer = http.getresponse()
+        assert answer.status == 503 and json.loads(answer.read())["code"] == "overloaded"
+        http.close()
+        cancelled = mallory.call("chat:cancel", {"sessionId": waiting[0]["sessionId"]})
+        assert cancelled["status"] == "cancelled"
+        assert mallory.call("chat:send", {"message": QUESTION})["status"] == "approval"  # a place is free again
+        mallory.close()
+    finally:
+        out = server.stop()
+    assert "Traceback" not in out, out

@@ -144,6 +144,7 @@ MAX_BODY = 8 * 1024 * 1024  # bytes of a POST /api/chat body or a Socket.IO mess
 HEAD_TIMEOUT = 10.0  # seconds for a request's line and headers, from the connection (or the previous answer) on
 BODY_TIMEOUT = 60.0  # seconds for a request's body, from its headers on
 MAX_IMAGE = 5 * 1024 * 1024  # bytes of an attached image, decoded
+MAX_TURNS = 64  # turns one process runs (or keeps waiting for an answer) at once: the next is refused
 MAX_IMAGE_BASE64 = 4 * ((MAX_IMAGE + 2) // 3)
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{8,256}")
@@ -760,8 +761,10 @@ class ChatServer:
 
     def __init__(self, store: MessageStore, recipes: McpClient, provider: Any,
                  model: Callable[[dict[str, Any]], Any], params: dict[str, Any], redis: str | None = None,
-                 ask: tuple[str, ...] = ()) -> None:
+                 ask: tuple[str, ...] = (), max_turns: int = MAX_TURNS) -> None:
         self.store = store
+        self.max_turns = max_turns
+        self.claimed: set[str] = set()  # the sessions whose turn this process runs or keeps waiting
         self.recipes = recipes
         self.provider, self.model, self.params = provider, model, params
         self.policy = ApprovalPolicy({name: "ask" for name in ask}, default="auto")
@@ -920,12 +923,17 @@ class ChatServer:
             hint = {"approval": " (it waits for tool:approval:response or chat:cancel)",
                     "client": " (it waits for its browser tools' results, or chat:cancel)"}.get(state or "", "")
             raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + hint, 409)
+        if len(self.claimed) >= self.max_turns:  # new sessions cost nothing to open: their turns are bounded here
+            raise ClientError("overloaded", "conversation_id",
+                              f"conversation_id: this server runs {self.max_turns} turns at once, its most; try again", 503)
         session.busy = True
+        self.claimed.add(session.id)
         try:
             if not await self.directory.lock(session.id):
                 raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running", 409)
         except ClientError:
             session.busy = False
+            self.claimed.discard(session.id)
             raise
         try:
             self.refresh(session)  # the turns that ran on other processes before this one
@@ -956,6 +964,7 @@ class ChatServer:
         if session.turn is None or session.turn.state == "done":
             session.turn = None
             session.busy = False
+            self.claimed.discard(session.id)
             await self.directory.unlock(session.id)
 
     def model_for(self, session: Session) -> Callable[[dict[str, Any]], Any]:
@@ -1809,11 +1818,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool-choice", metavar="TOOL",
                         help="--model openai: the first model call of each turn must call TOOL (or: auto, required, "
                              "none); the calls after tool results go without tool_choice")
+    parser.add_argument("--max-turns", type=int, default=MAX_TURNS, metavar="N",
+                        help="the turns this process runs (or keeps waiting for an answer) at once; the next is refused (503)")
     parser.add_argument("--head-timeout", type=float, default=HEAD_TIMEOUT, metavar="SECONDS",
                         help="the time a request's line and headers may take (then: 408, and the connection closed)")
     parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="SECONDS",
                         help="the time a request's body may take after its headers (then: 408, and the connection closed)")
     args = parser.parse_args(argv)
+    if args.max_turns < 1:
+        parser.error("--max-turns takes a number of turns over 0")
     if not (args.head_timeout > 0 and args.body_timeout > 0):
         parser.error("--head-timeout and --body-timeout take a number of seconds over 0")
     if args.tool_choice is not None and args.model != "openai":
@@ -1830,7 +1843,8 @@ def main(argv: list[str] | None = None) -> int:
         check_redis(args.redis)
     recipes_cmd = [sys.executable, str(HERE / "recipes_mcp.py")]
     with open_store(args.store) as store, McpClient(recipes_cmd, name="recipes", timeout=60) as recipes:
-        chat = ChatServer(store, recipes, provider, model, params, redis=args.redis, ask=tuple(args.ask))
+        chat = ChatServer(store, recipes, provider, model, params, redis=args.redis, ask=tuple(args.ask),
+                          max_turns=args.max_turns)
         where = f", redis: {redis_address(args.redis)}" if args.redis else ""
         print(f"chat backend on http://{args.host}:{args.port}/ (model: {args.model}, store: {store_name(args.store)}{where})",
               flush=True)
