@@ -23,7 +23,10 @@ decoders refuse an unknown key.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["Node", "FIELDS", "unknown_fields", "has_unknown_fields"]
 

@@ -14,12 +14,15 @@ goes to the careful path (``_diagnosis.check``), which parses it again and expla
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from ._diagnosis import bad_encoding, check, refuse, scan as scan_once
 from ._fields import has_unknown_fields
 from ._registry import DETECTED, Kind, candidates
 from ._report import Run
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CHUNK", "JSON_WS", "line_blocks", "skip_line", "check_lines"]
 
