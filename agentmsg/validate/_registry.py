@@ -23,7 +23,9 @@ checker is that check run over the whole array), so a big file of one is checked
 The checkers of agentmsg's own documents are here; those of providers' (``_provider_kinds``,
 ``_error_bodies``) and MCP's (``_mcp_rules``) documents load with their modules when a document
 of theirs is checked. A kind with ``auto=False`` is never detected: only ``--kind`` chooses it
-(the Ollama request and tools, which take what an OpenAI one refuses).
+(the Ollama request and tools, which take what an OpenAI one refuses; the training datasets'
+lines, which look like a Bedrock request). A training dataset's kind also gives ``tally``, the
+summary of a file of its examples (``_datasets``).
 """
 
 from __future__ import annotations
@@ -87,19 +89,20 @@ class Kind:
 
     ``confirm`` looks past the shape where shapes are ambiguous; ``items`` is an array kind's
     check fed one element at a time; ``auto=False``: never detected, chosen only with
-    ``--kind``; ``fields``: the fields its documents may hold (``_fields``; None: not looked at).
+    ``--kind``; ``fields``: the fields its documents may hold (``_fields``; None: not looked at);
+    ``tally``: a training dataset's per-file summary (``_datasets.Tally``).
     A plain slotted class, not a dataclass: ``dataclasses`` alone would double the start-up.
     """
 
-    __slots__ = ("name", "summary", "detect", "check", "schema", "confirm", "items", "auto", "fields")
+    __slots__ = ("name", "summary", "detect", "check", "schema", "confirm", "items", "auto", "fields", "tally")
 
     def __init__(
         self, name: str, summary: str, detect: Detector, check: Callable[[Any], object], schema: str | None = None,
         confirm: Callable[[Any], bool] | None = None, items: Callable[[], Items] | None = None, auto: bool = True,
-        fields: Node | None = None,
+        fields: Node | None = None, tally: Callable[[], Any] | None = None,
     ) -> None:
         self.name, self.summary, self.detect, self.check, self.schema = name, summary, detect, check, schema
-        self.confirm, self.items, self.auto, self.fields = confirm, items, auto, fields
+        self.confirm, self.items, self.auto, self.fields, self.tally = confirm, items, auto, fields, tally
 
     def __repr__(self) -> str:
         return f"Kind({self.name!r})"
@@ -492,6 +495,15 @@ _REGISTRY: tuple[Kind, ...] = (
          fields("output", "stopReason"), _later("..providers.bedrock", "parse_response")),
     _array("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
            items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser")), "an array of stream chunks"),
+    Kind("openai_finetune", "a line of an OpenAI chat fine-tuning file {messages, tools, parallel_tool_calls} (--kind only)",
+         fields("messages", absent=("model",)), _later("._datasets", "check_openai_finetune"), auto=False,
+         tally=_later("._datasets", "OpenAITally")),
+    Kind("openai_preference", "a line of an OpenAI preference (DPO) file {input, preferred_output, non_preferred_output}",
+         fields("input", "preferred_output", "non_preferred_output"), _later("._datasets", "check_openai_preference"),
+         tally=_later("._datasets", "OpenAITally")),
+    Kind("hf_chat", "a row of a Hugging Face chat dataset {messages: [{role, content, tool_calls}], tools} (--kind only)",
+         fields("messages", absent=("model",)), _later("._datasets", "check_hf_chat"), auto=False,
+         tally=_later("._datasets", "Tally")),
 )
 
 for _kind in _REGISTRY:
