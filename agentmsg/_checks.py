@@ -19,9 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
-
 from .errors import ValidationError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _S = TypeVar("_S", bound=str)
+    _T = TypeVar("_T")
+    _R = TypeVar("_R")
 
 __all__ = [
     "type_name",
@@ -51,11 +57,6 @@ __all__ = [
     "check_text",
     "map_items",
 ]
-
-_S = TypeVar("_S", bound=str)
-_T = TypeVar("_T")
-_R = TypeVar("_R")
-
 
 def type_name(value: object) -> str:
     """Name a JSON value's type the way a JSON user would."""

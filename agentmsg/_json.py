@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
 
 from ._checks import type_name
 from .errors import ValidationError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
+    class _HasToDict(Protocol):
+        def to_dict(self) -> dict[str, Any]: ...
+
+    T = TypeVar("T")
+    T_co = TypeVar("T_co", covariant=True)
+
+    class _FromDict(Protocol[T_co]):
+        def from_dict(self, data: Any, /) -> T_co: ...
+
 __all__ = ["to_json", "from_json", "loads_strict"]
-
-
-class _HasToDict(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
-
-
-class _FromDict(Protocol[T_co]):
-    def from_dict(self, data: Any, /) -> T_co: ...
 
 
 def to_json(obj: _HasToDict, /) -> str:

@@ -130,3 +130,26 @@ def test_type_hints_of_the_public_dataclasses_still_resolve() -> None:
               "for name in names:\n    typing.get_type_hints(getattr(agentmsg, name))\n"
               "print(len(names), typing.get_type_hints(agentmsg.ImageSource)['type'])")
     assert out == ["10 typing.Literal['url', 'base64', 'file']"]
+
+
+def test_the_cli_loads_only_what_its_documents_need(tmp_path: Path) -> None:
+    # start-up: an empty file loads no kind, no core type, no codec (nor typing, dataclasses,
+    # shutil, logging); chat messages load the core types, and still no codec, record or event
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "Hi"}\n{"role": "assistant", "content": '
+                                         '"Hello", "tool_calls": [{"id": "c1", "name": "now", "arguments": {}}]}\n')
+    code = ("import io, contextlib\nfrom agentmsg.validate import main\n"
+            "watched = ('agentmsg.validate._registry', 'agentmsg.messages', 'agentmsg.providers', 'agentmsg.records', "
+            "'agentmsg.events', 'agentmsg.schema', 'agentmsg.validate._provider_kinds', 'typing', 'dataclasses', "
+            "'shutil', 'logging')\n"
+            "for name in sys.argv[1:]:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        main(['--quiet', name])\n"
+            "    print(sorted(m for m in watched if m in sys.modules))\n")
+    prelude = f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+    result = subprocess.run([sys.executable, "-I", "-W", "error", "-c", prelude + code,
+                             str(tmp_path / "empty.jsonl"), str(tmp_path / "chat.jsonl")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "[]", "['agentmsg.messages', 'agentmsg.validate._registry', 'dataclasses', 'typing']"]

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentmsg import ChatMessage
 from agentmsg.events import decode as decode_event
 from agentmsg.events import encode as encode_event
-from agentmsg.validate._fields import FIELDS, Node, has_unknown_fields, unknown_fields
+from agentmsg.validate._fields import FIELDS, Node, _walk, has_unknown_fields, unknown_fields
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ROOT / "agentmsg" / "formats"
@@ -231,3 +233,35 @@ def test_each_unknown_key_is_named_where_it_is() -> None:
 ])
 def test_the_fast_question_finds_an_unknown_key_at_every_depth(kind: str, doc: Any) -> None:
     assert has_unknown_fields(FIELDS[kind], doc) and len(unknown_fields(FIELDS[kind], doc)) == 1
+
+
+@st.composite
+def shaped(draw: st.DrawFn, node: Node, depth: int = 0) -> dict[str, Any]:
+    """An object shaped by ``node``: known keys, an unknown one now and then, nested values, any tag value."""
+    keys, children, tag, variants = node
+    pool = sorted(keys or {"free", "open"}) + ["unknown_key", "type", "role"]
+    doc: dict[str, Any] = {}
+    for key in draw(st.lists(st.sampled_from(pool), max_size=6, unique=True)):
+        child = children.get(key)
+        scalar = st.one_of(st.none(), st.integers(), st.text(max_size=2))
+        if child is not None and depth < 4:
+            doc[key] = draw(st.one_of(shaped(child, depth + 1), st.lists(st.one_of(shaped(child, depth + 1), scalar),
+                                                                           max_size=3), scalar))
+        else:
+            doc[key] = draw(scalar)
+    if tag and draw(st.booleans()):
+        doc[tag] = draw(st.sampled_from([*sorted(variants), "other", 5]))
+    return doc
+
+
+@pytest.mark.parametrize("kind", sorted(FIELDS))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_written_check_answers_as_the_walk_over_the_table(kind: str, data: st.DataObject) -> None:
+    # the fast path's generated question against the walk that names each unknown key, over
+    # documents generated from the table (and arrays of them), known and unknown keys mixed
+    node = FIELDS[kind]
+    doc = data.draw(st.one_of(shaped(node), st.lists(shaped(node), max_size=3)))
+    found: list[str] = []
+    _walk(node, doc, "", found)
+    assert has_unknown_fields(node, doc) is bool(found)

@@ -51,7 +51,7 @@ class Spy:
 
     def __init__(self) -> None:
         self.taken = 0
-        self.real = _reader.check_big_document
+        self.real = _big_document.check_big_document
 
     def __call__(self, *args: Any) -> bool:
         done = self.real(*args)
@@ -63,13 +63,13 @@ def run_cli(args: list[str], stream_min: int, chunk: int = 7) -> tuple[int, str,
     """Run ``main(args)`` in-process; return the exit status, stdout and how often it streamed."""
     out = io.StringIO()
     spy = Spy()
-    saved = _reader.check_big_document
-    _reader.check_big_document = spy  # type: ignore[assignment]
+    saved = _big_document.check_big_document
+    _big_document.check_big_document = spy  # type: ignore[assignment]
     try:
         with settings_of(stream_min, chunk), contextlib.redirect_stdout(out):
             status = validate.main(args)
     finally:
-        _reader.check_big_document = saved  # type: ignore[assignment]
+        _big_document.check_big_document = saved  # type: ignore[assignment]
     return status, out.getvalue(), spy.taken
 
 

@@ -20,13 +20,17 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
-from typing import IO, NoReturn
+from collections.abc import Callable, Iterator
 
 from .. import __version__
 from ._reader import check_file
-from ._registry import KINDS, all_kinds
-from ._report import DEFAULT_MAX_PROBLEMS, Progress, Run, is_terminal, prog
+from ._report import DEFAULT_MAX_PROBLEMS, Progress, Run, is_terminal, prog, terminal_columns
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import IO, NoReturn
+
+    from ._registry import Kind
 
 __all__ = ["main"]
 
@@ -62,20 +66,44 @@ def _count(what: str, least: int) -> Callable[[str], int]:
     return parse
 
 
+def _kinds() -> dict[str, Kind]:
+    from ._registry import KINDS  # the kinds load when a document (or an option) needs them
+
+    return KINDS
+
+
+class _KindNames:
+    """The names ``--kind`` and ``--schema`` take, in order: the kinds load only when one is given."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in _kinds()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(_kinds()))
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal (measured without importing ``shutil``)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=terminal_columns(sys.stdout) - 2)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=prog(),
+        formatter_class=_Formatter,
         description="Check agentmsg and LLM provider documents (JSON or JSON Lines).",
         epilog="Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable file.",
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="a JSON or JSON Lines file; - for standard input")
-    parser.add_argument("--kind", choices=sorted(KINDS), metavar="KIND",
+    parser.add_argument("--kind", choices=_KindNames(), metavar="KIND",
                         help="check every document as KIND instead of detecting it (see --list-kinds)")
     parser.add_argument("--jsonl", action="store_true", help="read every FILE as JSON Lines")
     parser.add_argument("--conversation", action="store_true",
@@ -92,13 +120,15 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"print at most N problems a file, then how many more (default: {DEFAULT_MAX_PROBLEMS}; "
                              "0: all); the counts are of every problem")
     parser.add_argument("--list-kinds", action="store_true", help="list the kinds of document and exit")
-    parser.add_argument("--schema", choices=sorted(KINDS), metavar="KIND",
+    parser.add_argument("--schema", choices=_KindNames(), metavar="KIND",
                         help="print the JSON Schema of KIND and exit")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
 
 def _list_kinds(out: IO[str]) -> int:
+    from ._registry import all_kinds
+
     width = max(len(kind.name) for kind in all_kinds()) + 2
     for kind in all_kinds():
         out.write(f"{kind.name:<{width}}{kind.summary}\n")
@@ -106,7 +136,7 @@ def _list_kinds(out: IO[str]) -> int:
 
 
 def _print_schema(out: IO[str], name: str) -> int:
-    kind = KINDS[name]
+    kind = _kinds()[name]
     if kind.schema is None:
         print(f"{prog()}: no JSON Schema is shipped for {name}", file=sys.stderr)
         return 2

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from .._checks import type_name
 from .._json import _reject_constant, _reject_duplicates
@@ -31,6 +30,10 @@ from ._json_position import find_refused, line_column, locate, parse_path
 from ._registry import Kind, Problems, all_kinds, candidates, resemblance, specificity
 from ._report import PER_DOCUMENT, Problem, Run, options, render_path
 from ._rules import inside
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "decode", "scan", "check", "position", "bad_json", "json_problem", "bad_encoding", "refuse", "too_big",

@@ -23,9 +23,14 @@ decoders refuse an unknown key.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-__all__ = ["Node", "FIELDS", "unknown_fields", "has_unknown_fields"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
+
+
+__all__ = ["Node", "FIELDS", "unknown_fields", "has_unknown_fields", "unknown_check"]
 
 Node = tuple["frozenset[str] | None", "dict[str, Node]", str, "dict[str, Node]"]
 
@@ -41,40 +46,88 @@ def unknown_fields(node: Node, value: Any, path: str = "", out: list[str] | None
 
 
 def has_unknown_fields(node: Node, value: Any) -> bool:
-    """Tell whether ``value`` holds a key ``node`` does not know (the fast path's question, for every line)."""
-    if type(value) is list:  # looked through once: an array of arrays is no document's shape
-        for item in value:
-            if type(item) is dict and has_unknown_fields(node, item):
-                return True
-        return False
-    if type(value) is not dict:
-        return False
-    keys, children, tag, variants = node
-    if tag:
-        chosen = value.get(tag)
-        if type(chosen) is str and chosen in variants:
-            keys, children, _, _ = variants[chosen]
-    if keys is not None and not keys.issuperset(value):
-        return True
-    for key, child in children.items():
-        inner = value.get(key)
-        if inner is None or type(inner) is str:  # most values: nothing to look into
-            continue
-        if child[1] or child[2]:  # a node with nodes of its own
-            if has_unknown_fields(child, inner):
-                return True
-            continue
-        leaf = child[0]
-        if leaf is None:
-            continue
-        if type(inner) is dict:
-            if not leaf.issuperset(inner):
-                return True
-        elif type(inner) is list:
-            for item in inner:
-                if type(item) is dict and not leaf.issuperset(item):
-                    return True
-    return False
+    """Tell whether ``value`` holds a key ``node`` does not know (the fast path's question, for every line).
+
+    >>> has_unknown_fields(FIELDS["tool_call"], [{"id": "c1", "name": "now"}, {"id": "c2", "type": "function"}])
+    True
+    """
+    return unknown_check(node)(value)
+
+
+_CHECKS: dict[int, tuple[Node, Callable[[Any], bool]]] = {}  # id(node) -> (node, its check); holds the node
+
+
+def unknown_check(node: Node) -> Callable[[Any], bool]:
+    """Return the function answering ``has_unknown_fields(node, value)``, written for ``node`` on first use.
+
+    The fast path asks it of every line, and most lines hold only known keys; so the function is
+    the table written out as straight code (as ``dataclasses`` writes ``__init__``), one subset
+    test of a dict's keys view per object, no walk over the table at run time.
+    """
+    found = _CHECKS.get(id(node))
+    if found is None:
+        found = _CHECKS[id(node)] = (node, _generate(node))
+    return found[1]
+
+
+def _generate(node: Node) -> Callable[[Any], bool]:
+    """Write and compile the check of ``node``: one function, the nodes under it written inline.
+
+    For an object: with a tag, the variant the tag names decides (an ``if``/``elif`` on its
+    value); then one subset test of the object's keys; then each key whose value has a node:
+    that value (an object, or the objects of an array) tested in turn, in the same function (a
+    call costs more than most tests). The tables are trees a few levels deep: a few hundred lines.
+    """
+    namespace: dict[str, Any] = {}
+    lines: list[str] = []
+    count = [0]
+
+    def fresh(prefix: str) -> str:
+        count[0] += 1
+        return f"{prefix}{count[0]}"
+
+    def constant(value: object) -> str:
+        name = fresh("K")
+        namespace[name] = value
+        return name
+
+    def block(one: Node, var: str, indent: str, tagged: bool) -> None:
+        """Write the lines that return True when the object ``var`` holds a key ``one`` does not know."""
+        start = len(lines)
+        keys, children, tag, variants = one
+        if tagged and tag and variants:
+            chosen = fresh("t")
+            lines.append(f"{indent}{chosen} = {var}.get({tag!r})")
+            word = "if"
+            for value, variant in variants.items():
+                lines.append(f"{indent}{word} {chosen} == {value!r}:")
+                block(variant, var, indent + "    ", False)
+                word = "elif"
+            lines.append(f"{indent}else:")
+            block(one, var, indent + "    ", False)
+            return
+        if keys is not None:
+            lines.extend((f"{indent}if not {constant(keys)}.issuperset({var}):", f"{indent}    return True"))
+        for field, child in children.items():
+            if child[0] is None and not child[1] and not child[2]:
+                continue  # any key is known there
+            inner, item = fresh("x"), fresh("y")
+            lines.extend((f"{indent}{inner} = {var}.get({field!r})", f"{indent}if type({inner}) is dict:",
+                          f"{indent}    {inner} = ({inner},)", f"{indent}elif type({inner}) is not list:",
+                          f"{indent}    {inner} = ()", f"{indent}for {item} in {inner}:",
+                          f"{indent}    if type({item}) is dict:"))
+            block(child, item, indent + "        ", True)
+        if len(lines) == start:
+            lines.append(f"{indent}pass")
+
+    lines += ["def check(v):", "    if type(v) is list:", "        for item in v:",
+              "            if type(item) is dict and check(item):", "                return True",
+              "        return False", "    if type(v) is not dict:", "        return False"]
+    block(node, "v", "    ", True)
+    lines.append("    return False")
+    exec("\n".join(lines), namespace)
+    check: Callable[[Any], bool] = namespace["check"]
+    return check
 
 
 def _walk(node: Node, value: Any, path: str, out: list[str]) -> None:

@@ -7,7 +7,6 @@ process writes.
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -102,6 +101,8 @@ def _parallel(run: Run, name: str, path: str, workers: int, pieces: Iterable[Pie
 
 
 def _ignore_interrupts() -> None:
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -13,13 +13,16 @@ goes to the careful path (``_diagnosis.check``), which parses it again and expla
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 from ._diagnosis import bad_encoding, check, refuse, scan as scan_once
-from ._fields import has_unknown_fields
+from ._fields import unknown_check
 from ._registry import DETECTED, Kind, candidates
 from ._report import Run
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CHUNK", "JSON_WS", "line_blocks", "skip_line", "check_lines"]
 
@@ -110,6 +113,8 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
     lineno -= 1
     fast: dict[Kind, int] = {}  # the lines the fast path found valid, by kind
     counted = fast.get
+    unknowns: dict[Kind, Callable[[Any], bool]] = {}  # each kind's check for unknown keys, written on first use
+    unknown = unknowns.get
     try:
         for block in blocks:
             if block is None:
@@ -148,7 +153,12 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                         kinds = candidates(doc)
                     kind = kinds[0]
                     kind.check(doc)
-                    if log or (kind.fields is not None and has_unknown_fields(kind.fields, doc)):
+                    if log:
+                        raise _Slow
+                    has_unknown = unknown(kind)
+                    if has_unknown is None:
+                        has_unknown = unknowns[kind] = _nothing if kind.fields is None else unknown_check(kind.fields)
+                    if has_unknown(doc):
                         raise _Slow
                 except Exception:
                     log.clear()
@@ -163,6 +173,11 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
             run.documents += count
             run.accept(kind.name, count)
     return lineno - first_line + 1
+
+
+def _nothing(doc: Any) -> bool:
+    """Tell that ``doc`` holds no unknown key: its kind's fields are not looked at."""
+    return False
 
 
 def _check_raw(run: Run, name: str, raw: bytes, line: int) -> None:

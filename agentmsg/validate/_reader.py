@@ -1,5 +1,8 @@
 """Reading the input: files and standard input, one JSON document or JSON Lines, ``--conversation``.
 
+The checkers (``_diagnosis``, ``_json_lines`` and the kinds they load) are imported when the
+first document is met, so a run over empty files, or ``--help``, never loads them.
+
 Theory of operation: the first line decides the mode (it stands alone: JSON Lines; else one
 document, read whole up to ``--max-bytes``). JSON Lines go to ``_json_lines`` (or, with
 ``--jobs``, to worker processes: ``_jobs``); one document to the careful path (``_diagnosis``),
@@ -13,24 +16,18 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
 
-from ..errors import ORDER_CODES, ValidationError
-from ..messages import ChatMessage
-from ._big_document import check_big_document
-from ._diagnosis import DEEP, UNKNOWN_FIELD, bad_encoding, check, decode, json_problem, position, refuse, too_big
-from ._fields import unknown_fields
-from ._jobs import check_pieces, worth_workers
-from ._json_lines import CHUNK, JSON_WS, check_lines, line_blocks, skip_line
-from ._order import Order
-from ._registry import KINDS
 from ._report import PER_DOCUMENT, Problem, Run, printable
-from ._rules import inside
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = ["check_file"]
 
 _BOM = b"\xef\xbb\xbf"
-_WS_ORDS = frozenset(JSON_WS)
+_JSON_WS = b" \t\r\n"
+_WS_ORDS = frozenset(_JSON_WS)
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
@@ -62,6 +59,8 @@ def _check_stream(run: Run, name: str, stream: IO[bytes], path: str | None = Non
     limit = run.max_bytes
     jsonl = run.jsonl or name.lower().endswith(_JSONL_SUFFIXES)
     if path is not None and not jsonl:
+        from ._big_document import check_big_document  # loaded by the first document file, not by JSON Lines
+
         size = _regular_size(stream)
         if size is not None and check_big_document(run, name, stream, size):
             return
@@ -78,6 +77,8 @@ def _check_stream(run: Run, name: str, stream: IO[bytes], path: str | None = Non
         run.invalid += 1
         run.report(name, 1, None, ("", "json", "empty input: no JSON document"), None)
         return
+    from ._diagnosis import bad_encoding, check, refuse  # the first document: the checkers load now
+
     too_long = len(raw) > limit and raw[-1:] != b"\n"
     if jsonl or (not too_long and _looks_like_lines(raw)):
         held = [raw]
@@ -100,16 +101,18 @@ def _check_stream(run: Run, name: str, stream: IO[bytes], path: str | None = Non
 
 def _looks_like_lines(raw: bytes) -> bool:
     """Tell whether a first line stands alone: it parses, or it is an object or array on one line."""
+    from ._diagnosis import decode
+
     try:
         decode(raw.decode())
     except (ValueError, RecursionError):
-        stripped = raw.strip(JSON_WS)
+        stripped = raw.strip(_JSON_WS)
         return stripped[:1] in (b"{", b"[") and stripped[-1:] in (b"}", b"]") and len(stripped) > 1
     return True
 
 
 def _blank(raw: bytes) -> bool:
-    return raw[0] in _WS_ORDS and not raw.strip(JSON_WS)
+    return raw[0] in _WS_ORDS and not raw.strip(_JSON_WS)
 
 
 def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
@@ -117,6 +120,8 @@ def _read_rest(read: Any, first: bytes, limit: int) -> bytes | None:
 
     Nothing is allocated ahead of what arrives: ``--max-bytes 30G`` on a 50-byte file reads 50 bytes.
     """
+    from ._json_lines import CHUNK
+
     chunks = [first]
     size = len(first)
     while True:
@@ -139,6 +144,8 @@ def _check_as_lines(run: Run, name: str, stream: IO[bytes], held: list[bytes], l
     With ``--jobs N`` and a regular file at ``path``, the lines after the first are checked by
     worker processes (``_jobs``); otherwise here, a chunk at a time (``_json_lines``).
     """
+    from ._json_lines import check_lines, line_blocks, skip_line
+
     limit = run.max_bytes
     raw = held.pop()
     read_first = len(raw)
@@ -154,11 +161,14 @@ def _check_as_lines(run: Run, name: str, stream: IO[bytes], held: list[bytes], l
         progress.start(name, total, max(0, stream.tell() - read_first) if total is not None else 0, run.documents)
     try:
         start = stream.tell() if total is not None else 0
-        if run.jobs > 1 and path is not None and total is not None and worth_workers(total - start):
-            check_lines(run, name, _first_then(first, ()), lineno)
-            check_pieces(run, name, path, stream, start, total, lineno + 1)
-        else:
-            check_lines(run, name, _first_then(first, line_blocks(stream.read, limit)), lineno)
+        if run.jobs > 1 and path is not None and total is not None:
+            from ._jobs import check_pieces, worth_workers  # loaded only with --jobs
+
+            if worth_workers(total - start):
+                check_lines(run, name, _first_then(first, ()), lineno)
+                check_pieces(run, name, path, stream, start, total, lineno + 1)
+                return
+        check_lines(run, name, _first_then(first, line_blocks(stream.read, limit)), lineno)
     finally:
         if progress is not None:
             progress.clear()
@@ -207,6 +217,13 @@ def _check_conversation(run: Run, name: str, stream: IO[bytes]) -> None:
     reported on the last line, and the fields a message may not hold are warnings. The
     conversation is one document: its first ``PER_DOCUMENT`` problems are written.
     """
+    from ..errors import ValidationError
+    from ..messages import ChatMessage
+    from ._diagnosis import DEEP, UNKNOWN_FIELD, decode, json_problem, position, too_big
+    from ._fields import unknown_fields
+    from ._order import Order
+    from ._registry import KINDS
+
     run.documents += 1
     order = Order()  # the rules alone: no message is kept
     fields = KINDS["chat_message"].fields
@@ -259,9 +276,13 @@ def _check_conversation(run: Run, name: str, stream: IO[bytes]) -> None:
 class _Held:
     """The problems of one document, held until it is read: the first ``PER_DOCUMENT``, and a count."""
 
-    __slots__ = ("items", "more", "errors", "warnings", "_paths")
+    __slots__ = ("items", "more", "errors", "warnings", "_paths", "_order_codes", "_inside")
 
     def __init__(self) -> None:
+        from ..errors import ORDER_CODES
+        from ._rules import inside
+
+        self._order_codes, self._inside = ORDER_CODES, inside
         self.items: list[tuple[int, int | None, Problem, str]] = []
         self.more = self.errors = self.warnings = 0
         self._paths: tuple[int, str] | None = None  # the line and path of the last error
@@ -269,7 +290,7 @@ class _Held:
     def add(self, line: int, column: int | None, problem: Problem, severity: str) -> None:
         if severity == "error":
             self.errors += 1
-            if problem[1] not in ORDER_CODES:
+            if problem[1] not in self._order_codes:
                 self._paths = (line, problem[0])
         else:
             self.warnings += 1
@@ -280,11 +301,13 @@ class _Held:
 
     def inside(self, line: int, path: str) -> bool:
         """Tell whether ``path`` on ``line`` is inside the value of the last error (not an order error)."""
-        return self._paths is not None and self._paths[0] == line and inside(path, self._paths[1])
+        return self._paths is not None and self._paths[0] == line and self._inside(path, self._paths[1])
 
 
 def _line_blocks_of(stream: IO[bytes], run: Run) -> Iterator[bytes | None]:
     """Yield the lines of ``stream`` one by one (None for a line over ``--max-bytes``)."""
+    from ._json_lines import line_blocks
+
     for block in line_blocks(stream.read, run.max_bytes):
         if block is None:
             yield None

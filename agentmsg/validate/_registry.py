@@ -32,23 +32,20 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
 from importlib import import_module
-from typing import Any
 
 from .._checks import expect_object, missing
-from ..content import ReasoningPart
 from ..errors import ValidationError
-from ..messages import ChatMessage, ToolResult
-from ..streaming import ToolCallDelta
-from ..tools import ToolCall, ToolDefinition
 from ._fields import FIELDS, Node
-from ._order import Order
 from ._rules import Findings, Items, Problems, array_check, problems_of
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Kind", "KINDS", "DETECTED", "Problems", "candidates", "shape_kinds", "fields", "items", "all_kinds", "specificity",
-    "resemblance", "openai_only",
+    "resemblance", "openai_only", "quiet_records",
 ]
 
 # A shape: (is_array, keys). For an array, the keys of its first item; None for an empty array,
@@ -60,9 +57,10 @@ Detector = Callable[[Shape], int]
 def _later(module: str, name: str) -> Callable[..., Any]:
     """Return a stand-in for ``module.name`` that imports ``module`` on its first call.
 
-    The records, the events, the provider codecs and rules cost the CLI more to import than the
-    core types do (start-up, felt on every small file): a log of chat messages never loads them.
-    ``import_module`` holds the module's import lock, so two threads get the same module.
+    Even the core types cost the CLI's start-up more than a small file's check does, and the
+    records, the events, the provider codecs and rules more again: a run loads only the ones
+    its documents need (an empty file, none). ``import_module`` holds the module's import lock,
+    so two threads get the same module. ``name`` may be dotted: ``"ChatMessage.from_dict"``.
 
     >>> parse = _later("..providers.openai", "parse_response")
     >>> parse.__qualname__
@@ -73,31 +71,41 @@ def _later(module: str, name: str) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         nonlocal target
         if target is None:
-            target = getattr(import_module(module, __package__), name)
+            found: Any = import_module(module, __package__)
+            for part in name.split("."):
+                found = getattr(found, part)
+            target = found
         return target(*args, **kwargs)
 
     call.__qualname__ = f"{module.lstrip('.')}.{name}"
     return call
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Kind:
     """One kind of document: its name, how to spot it, how to check it, its shipped schema.
 
     >>> KINDS["chat_message"].schema, KINDS["chat_message"].detect((False, frozenset({"role"})))
     ('chat_message', 1)
+
+    ``confirm`` looks past the shape where shapes are ambiguous; ``items`` is an array kind's
+    check fed one element at a time; ``auto=False``: never detected, chosen only with
+    ``--kind``; ``fields``: the fields its documents may hold (``_fields``; None: not looked at);
+    ``tally``: a training dataset's per-file summary (``_datasets.Tally``).
+    A plain slotted class, not a dataclass: ``dataclasses`` alone would double the start-up.
     """
 
-    name: str
-    summary: str
-    detect: Detector
-    check: Callable[[Any], object]
-    schema: str | None = None
-    confirm: Callable[[Any], bool] | None = None  # a look past the shape, where shapes are ambiguous
-    items: Callable[[], Items] | None = None  # an array kind's check, fed one element at a time
-    auto: bool = True  # False: never detected, chosen only with --kind
-    fields: Node | None = None  # the fields its documents may hold (``_fields``); None: not looked at
-    tally: Callable[[], Any] | None = None  # a training dataset's per-file summary (``_datasets.Tally``)
+    __slots__ = ("name", "summary", "detect", "check", "schema", "confirm", "items", "auto", "fields", "tally")
+
+    def __init__(
+        self, name: str, summary: str, detect: Detector, check: Callable[[Any], object], schema: str | None = None,
+        confirm: Callable[[Any], bool] | None = None, items: Callable[[], Items] | None = None, auto: bool = True,
+        fields: Node | None = None, tally: Callable[[], Any] | None = None,
+    ) -> None:
+        self.name, self.summary, self.detect, self.check, self.schema = name, summary, detect, check, schema
+        self.confirm, self.items, self.auto, self.fields, self.tally = confirm, items, auto, fields, tally
+
+    def __repr__(self) -> str:
+        return f"Kind({self.name!r})"
 
 
 class _Fields:
@@ -173,14 +181,18 @@ class Conversation:
     until the next user or assistant message.
     """
 
-    __slots__ = ("order",)
+    __slots__ = ("order", "parse")
 
     def __init__(self) -> None:
+        from ..messages import ChatMessage
+        from ._order import Order
+
         self.order = Order()
+        self.parse = ChatMessage.from_dict
 
     def item(self, index: int, element: Any, out: Findings) -> None:
         try:
-            message = ChatMessage.from_dict(element)
+            message = self.parse(element)
         except ValidationError as exc:
             out.append(exc.prefixed(index))
             self.order.skip()
@@ -203,14 +215,17 @@ class ToolDefinitions:
     ['[1].parameters: is required', '[2].name: tool names must be unique in a list of tools']
     """
 
-    __slots__ = ("names",)
+    __slots__ = ("names", "parse")
 
     def __init__(self) -> None:
+        from ..tools import ToolDefinition
+
         self.names: set[str] = set()
+        self.parse = ToolDefinition.from_dict
 
     def item(self, index: int, element: Any, out: Findings) -> None:
         try:
-            name = ToolDefinition.from_dict(element).name
+            name = self.parse(element).name
         except ValidationError as exc:
             out.append(exc.prefixed(index))
             return
@@ -261,6 +276,7 @@ def check_record(doc: Any) -> object:
     from ..records import UnknownRecord
     from ..records import decode as decode_record
 
+    quiet_records()
     record = decode_record(doc)
     if type(record) is UnknownRecord:
         warnings.warn(
@@ -269,6 +285,25 @@ def check_record(doc: Any) -> object:
             stacklevel=2,
         )
     return record
+
+
+def _drop(record: object) -> bool:
+    return False
+
+
+def quiet_records(keep: bool = True) -> None:
+    """Keep the lines ``agentmsg.records`` logs about the unknown records it warns of off standard error.
+
+    The run's warnings report them. Called as the first record is checked, so a run without
+    records never loads ``logging``; ``keep=False`` (the run's end) lets them through again.
+    """
+    import logging
+
+    log = logging.getLogger(__name__.rsplit(".", 2)[0] + ".records")
+    if keep:
+        log.addFilter(_drop)
+    else:
+        log.removeFilter(_drop)
 
 
 def _provider(kind: str) -> Callable[[Any], object]:
@@ -372,19 +407,19 @@ def _array(name: str, summary: str, detect: Detector, make: Callable[[], Items],
 
 _REGISTRY: tuple[Kind, ...] = (
     Kind("chat_message", "one chat message {role, content, ...}", fields("role", absent=("model",)),
-         ChatMessage.from_dict, "chat_message"),
+         _later("..messages", "ChatMessage.from_dict"), "chat_message"),
     _array("conversation", "an array of chat messages, checked in order as a ConversationHistory",
            items("role"), Conversation, "an array of messages", schema="conversation"),
     Kind("tool_call", "a tool call {id, name, arguments}", fields("id", "name", absent=("role",)),
-         ToolCall.from_dict, "tool_call"),
+         _later("..tools", "ToolCall.from_dict"), "tool_call"),
     Kind("tool_result", "a tool result {tool_call_id, result, is_error}", fields("tool_call_id", "result"),
-         ToolResult.from_dict, "tool_result"),
+         _later("..messages", "ToolResult.from_dict"), "tool_result"),
     Kind("tool_definition", "a tool definition {name, description, parameters, strict}",
-         fields("name", "parameters"), ToolDefinition.from_dict, "tool_definition"),
+         fields("name", "parameters"), _later("..tools", "ToolDefinition.from_dict"), "tool_definition"),
     _array("tool_definitions", "an array of tool definitions with unique names", items("name", "parameters"),
            ToolDefinitions, "an array of tool definitions"),
     Kind("tool_call_delta", "a streamed tool-call fragment {index, id, name, arguments_delta}",
-         fields("index", absent=("type", "role")), ToolCallDelta.from_dict, "tool_call_delta"),
+         fields("index", absent=("type", "role")), _later("..streaming", "ToolCallDelta.from_dict"), "tool_call_delta"),
     Kind("event", "a socket event {event: name, payload: {...}} (agentmsg.events)", fields("event", "payload"),
          check_event, "event"),
     Kind("record", "a message record {type, version, id, data} (agentmsg.records)",
@@ -430,7 +465,7 @@ _REGISTRY: tuple[Kind, ...] = (
     _array("ollama_stream", "a recorded Ollama stream: an array of /api/chat lines {model, message, done}",
            items("model", "message"), _stream(_later("..providers.ollama", "StreamParser")), "an array of stream chunks"),
     Kind("reasoning_part", "a reasoning part {type: reasoning, text, signature, provider, ...}",
-         _reasoning_keys, ReasoningPart.from_dict, "reasoning_part"),
+         _reasoning_keys, _later("..content", "ReasoningPart.from_dict"), "reasoning_part"),
     Kind("responses_request", "an OpenAI Responses request body {model, instructions, input, tools}",
          fields("model", "input"), _provider("responses_request")),
     Kind("responses_response", "an OpenAI Responses response object {object, status, output, usage}",
@@ -471,7 +506,9 @@ _REGISTRY: tuple[Kind, ...] = (
          tally=_later("._datasets", "Tally")),
 )
 
-_REGISTRY = tuple(replace(kind, fields=FIELDS.get(kind.name)) for kind in _REGISTRY)
+for _kind in _REGISTRY:
+    _kind.fields = FIELDS.get(_kind.name)
+del _kind
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
 
 _ARRAY = object()

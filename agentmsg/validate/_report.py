@@ -24,18 +24,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import os
 import sys
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
 
-from ._registry import KINDS, Kind
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    from ._registry import Kind
 
 __all__ = [
-    "Problem", "Run", "Recorder", "Progress", "is_terminal", "printable", "render_path", "prog", "options", "PER_DOCUMENT",
+    "Problem", "Run", "Recorder", "Progress", "is_terminal", "terminal_columns", "printable", "render_path", "prog", "options", "PER_DOCUMENT",
 ]
 
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
@@ -75,10 +78,6 @@ def prog() -> str:
     )
 
 
-def _drop(record: logging.LogRecord) -> bool:
-    return False
-
-
 def options(**given: object) -> argparse.Namespace:
     """Return the options of a run: the command line's defaults, then ``given``."""
     values: dict[str, object] = {
@@ -97,7 +96,11 @@ class Run:
         self.json = args.format == "json"
         self.quiet = args.quiet
         self.kind: str | None = args.kind
-        self.kinds: tuple[Kind, ...] | None = (KINDS[args.kind],) if args.kind else None
+        self.kinds: tuple[Kind, ...] | None = None
+        if args.kind:
+            from ._registry import KINDS
+
+            self.kinds = (KINDS[args.kind],)
         self.max_bytes: int = args.max_bytes
         self.jsonl: bool = args.jsonl
         self.jobs: int = args.jobs
@@ -128,18 +131,19 @@ class Run:
     def warnings_kept(self) -> Iterator[None]:
         """Keep the warnings the checks raise in ``warnings``, for the report to show.
 
-        ``agentmsg.records`` logs the unknown records it warns about; those log lines are kept
-        off standard error (the logger is named, not imported: the module loads on first use).
+        ``agentmsg.records`` logs the unknown records it warns about: the first record checked
+        keeps those log lines off standard error (``quiet_records``) until the run ends.
         """
-        records_log = logging.getLogger(__name__.rsplit(".", 2)[0] + ".records")
-        records_log.addFilter(_drop)
         try:
             with warnings.catch_warnings(record=True) as log:
                 warnings.simplefilter("always")
                 self.warnings = log
                 yield
         finally:
-            records_log.removeFilter(_drop)
+            if "logging" in sys.modules:  # else no record was checked: nothing to undo
+                from ._registry import quiet_records
+
+                quiet_records(False)
 
     def accept(self, kind: str, count: int = 1) -> None:
         """Count ``count`` valid documents, accepted as ``kind``."""
@@ -327,11 +331,7 @@ class Progress:
         rate = (documents - self.documents) / max(now - self.began, 1e-9)
         noun = "finding" if findings == 1 else "findings"
         text = f"{self.name}: {where}, {rate:,.0f} documents/s, {findings} {noun}"
-        try:
-            columns = os.get_terminal_size(self.err.fileno()).columns
-        except (AttributeError, OSError, ValueError):
-            columns = 0
-        columns = columns if columns >= 20 else 80  # a new pseudo-terminal says 0: not known
+        columns = terminal_columns(self.err)
         text = text if len(text) < columns else "..." + text[len(text) - columns + 4:]
         self._write("\r" + text.ljust(self.width))
         self.width = len(text)
@@ -349,6 +349,23 @@ class Progress:
         except (OSError, ValueError, UnicodeError):  # a closed or odd terminal: no more progress
             self.width = 0
             self.next = float("inf")
+
+
+def terminal_columns(stream: IO[str]) -> int:
+    """Return the width of the terminal ``stream`` writes to: ``$COLUMNS``, else asked, else 80.
+
+    ``shutil.get_terminal_size``'s answer, without the cost of importing ``shutil`` at start-up.
+    """
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            columns = 0
+    return columns if columns >= 20 else 80  # a new pseudo-terminal says 0: not known
 
 
 def is_terminal(stream: IO[str] | None) -> bool:

@@ -16,10 +16,15 @@ element at a time (``Items``), so the whole document and one streamed from a big
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
 
 from .._checks import expected, type_name
 from ..errors import ConversationOrderError, ValidationError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # Items is a plain class at run time
 
 __all__ = [
     "Problems", "Findings", "Items", "array_check", "problems_of", "related", "inside", "err", "wrong_type", "absent", "join", "string_at", "object_at", "array_at",
