@@ -86,11 +86,13 @@ class _Row(NamedTuple):
     after: str | None = None
     requires: str | None = None
     excludes: str | None = None
+    implied: Mapping[str, str] | None = None
 
 
 def row(
     to_dict: str = "$", repr: str = "repr($)", *, always: bool = False, repr_always: bool = False,
     after: str | None = None, requires: str | None = None, excludes: str | None = None,
+    implied: Mapping[str, str] | None = None,
 ) -> Mapping[str, Any]:
     """Return a field's ``metadata``: how ``to_dict`` and ``repr`` show it (``$`` is its value).
 
@@ -98,9 +100,10 @@ def row(
     ``after``: its key follows that field's in ``to_dict`` (else keys follow the fields' order).
     ``requires`` / ``excludes``: the class's checks let the field leave its default only when
     that earlier optional field has left its own / is at its own; ``to_dict`` then tests it
-    only where it can be there.
+    only where it can be there. ``implied``: where the named optional field is set, ``to_dict``
+    writes this constant source instead (``{"tool_call_id": '"tool"'}`` for the role).
     """
-    return {_ROW: _Row(to_dict, repr, always, repr_always, after, requires, excludes)}
+    return {_ROW: _Row(to_dict, repr, always, repr_always, after, requires, excludes, implied)}
 
 
 _PLAIN_ROW = _Row()  # the row of a field without one
@@ -142,7 +145,7 @@ def _dict_lines(cls: type, obj: str, tag: tuple[str, str] | None, sink: str) -> 
     past those are stored one by one.
     """
     table = _key_order(_table(cls))
-    head = [f"{tag[0]!r}: {tag[1]!r}"] if tag else []
+    head = [(-1, f"{tag[0]!r}: {tag[1]!r}")] if tag else []
     for i, (name, _, shown, _) in enumerate(table):
         for other in (shown.requires, shown.excludes):
             if other is not None and other not in [earlier for earlier, *_ in table[:i]]:
@@ -151,12 +154,22 @@ def _dict_lines(cls: type, obj: str, tag: tuple[str, str] | None, sink: str) -> 
     def field(i: int) -> tuple[list[str], str | None, str]:
         """Return the lines that load field ``i``, its test (None: always there) and its ``key: value``."""
         name, default, shown, _ = table[i]
+        if shown.to_dict.count("$") < 2:  # read where it is used: cheaper than a local when it is absent
+            test = None if shown.always else _changed(f"{obj}.{name}", default)
+            return [], test, f"{name!r}: " + shown.to_dict.replace("$", f"{obj}.{name}")
         test = None if shown.always else _changed(f"v_{name}", default)
-        if test is None and shown.to_dict.count("$") < 2:
-            return [], None, f"{name!r}: " + shown.to_dict.replace("$", f"{obj}.{name}")
         return [f"v_{name} = {obj}.{name}"], test, f"{name!r}: " + shown.to_dict.replace("$", f"v_{name}")
 
-    def branch(i: int, literal: list[str], present: frozenset[str]) -> list[str]:
+    def leaf(literal: list[tuple[int, str]], present: frozenset[str]) -> str:
+        """Return the dict literal of a shape: a field's ``implied`` constant where its condition holds."""
+        items = []
+        for j, item in literal:  # j is -1 for the tag
+            name, implied = table[j][0], (table[j][2].implied if j >= 0 else None) or {}
+            known = [value for other, value in implied.items() if other in present]
+            items.append(f"{name!r}: {known[0]}" if known else item)
+        return "{" + ", ".join(items) + "}"
+
+    def branch(i: int, literal: list[tuple[int, str]], present: frozenset[str]) -> list[str]:
         lines: list[str] = []
         for j in range(i, len(table)):
             name, _, shown, _ = table[j]
@@ -165,14 +178,14 @@ def _dict_lines(cls: type, obj: str, tag: tuple[str, str] | None, sink: str) -> 
             load, test, item = field(j)
             lines += load
             if test is None:
-                literal = [*literal, item]
+                literal = [*literal, (j, item)]
             elif len(present) < _TREE_KEYS:
-                with_it = branch(j + 1, [*literal, item], present | {name})
+                with_it = branch(j + 1, [*literal, (j, item)], present | {name})
                 without = branch(j + 1, literal, present | {f"-{name}"})
                 return [*lines, f"if {test}:", *_indent(with_it), "else:", *_indent(without)]
             else:
-                return [*lines, "out = {" + ", ".join(literal) + "}", *stores(j), sink.format("out")]
-        return [*lines, sink.format("{" + ", ".join(literal) + "}")]
+                return [*lines, f"out = {leaf(literal, present)}", *stores(j), sink.format("out")]
+        return [*lines, sink.format(leaf(literal, present))]
 
     def stores(i: int) -> list[str]:
         lines: list[str] = []
@@ -223,9 +236,8 @@ def from_table(*, tag: tuple[str, str] | None = None) -> Callable[[_T], _T]:
     ({'type': 'note', 'text': 'hi', 'tags': ['a']}, Note(text=2))
     >>> print(SOURCE["Note.to_dict"], end="")
     def to_dict(self):
-        v_tags = self.tags
-        if v_tags:
-            return {'type': 'note', 'text': self.text, 'tags': list(v_tags)}
+        if self.tags:
+            return {'type': 'note', 'text': self.text, 'tags': list(self.tags)}
         else:
             return {'type': 'note', 'text': self.text}
 

@@ -152,7 +152,8 @@ class ChatMessage:
     ``tool_call_id`` and ``is_error``.
     """
 
-    role: MessageRole = field(metadata=row(to_dict="ROLE_NAMES[$]", repr="ROLE_NAMES[$]"))
+    role: MessageRole = field(metadata=row(to_dict="ROLE_NAMES[$]", repr="ROLE_NAMES[$]", implied={
+        "tool_call_id": '"tool"', "tool_calls": '"assistant"', "reasoning": '"assistant"'}))
     content: Content = field(default=None, metadata=row(
         to_dict="$ if type($) is str else [part.to_dict() for part in $]",
         repr='count(len($), "char" if type($) is str else "part")'))

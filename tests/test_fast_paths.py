@@ -433,7 +433,9 @@ def test_chat_message_to_dict_returns_one_dict_literal_per_shape() -> None:
     source = SOURCE["ChatMessage.to_dict"]
     # tool messages: content and is_error; the others: content, tool_calls and reasoning
     assert "out[" not in source and source.count("return {") == 2 * 2 + 2 * 2 * 2
-    assert source.count("v_is_error = ") == 2 and source.count("v_reasoning = ") == 4
+    assert source.count("if self.is_error:") == 2 and source.count("if self.reasoning:") == 4
+    # the role is a constant where another field tells it: only user, system and a plain assistant look it up
+    assert source.count("ROLE_NAMES[self.role]") == 2 and source.count("'role': \"tool\"") == 4
 
 
 def test_to_dict_past_the_branched_keys_stores_the_rest_in_order() -> None:
