@@ -276,5 +276,6 @@ _NEXT = {
     "model": "send request() to the model and receive() its answer",
     "tools": "run_tools()",
     "approval": "approve() or deny() each pending call",
+    "client": "answer() each call in client_calls with the result the client sent",
     "done": "nothing: read outcome",
 }

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Hypothesis profiles: "ci" (.ci/run sets HYPOTHESIS_PROFILE=ci) runs every test's own example count,
-# @settings(max_examples=N), and 150 where a test names none; "default", for a quick local run, a third.
+# @settings(max_examples=N), and 150 where a test names none; "default", for a quick local run, a sixth.
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("default", settings.get_profile("ci"), max_examples=50)
+settings.register_profile("default", settings.get_profile("ci"), max_examples=25)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # The helper modules beside the tests hold no doctests; --doctest-modules would import each of them (the
@@ -32,7 +32,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Scale the example count a hypothesis test names itself to the loaded profile (a third by default)."""
+    """Scale the example count a hypothesis test names itself to the loaded profile (a sixth by default)."""
     share = settings.default.max_examples / settings.get_profile("ci").max_examples
     scaled: set[int] = set()
     for item in items:

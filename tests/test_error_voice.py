@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import pickle
 import re
@@ -21,6 +22,7 @@ _ERRORS = {"ValidationError": 2, "InvalidArgumentsError": 2}  # class name -> po
 _DEFAULTS = {"ValidationError": "value", "InvalidArgumentsError": "json"}
 
 
+@functools.cache  # the package's sources, parsed once per run: the tests only read the trees
 def _modules() -> dict[str, ast.Module]:
     return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
 
@@ -121,22 +123,27 @@ class _Scan:
         return found
 
 
+@functools.cache
+def _scan() -> _Scan:
+    return _Scan()
+
+
 def test_every_validation_error_code_is_in_the_table():
-    sites = _Scan().sites()
+    sites = _scan().sites()
     assert len(sites) > 150  # the scan sees the raise sites (about 250 today)
     strays = [f"{rel}:{line}: {code}" for rel, line, codes in sites for code in sorted(codes) if code not in CODES]
     assert not strays, strays
 
 
 def test_the_scan_resolves_helpers_and_constants():
-    codes = {code for _, _, found in _Scan().sites() for code in found}
+    codes = {code for _, _, found in _scan().sites() for code in found}
     # "unsupported" reaches ValidationError only through providers._common.UNSUPPORTED, and
     # "pending" only through context._not_ready's parameter: the scan must follow both
     assert {"unsupported", "pending", "missing", "type"} <= codes
 
 
 def test_every_order_code_is_in_the_table():
-    scan = _Scan()
+    scan = _scan()
     codes = set()
     for call in scan.calls.get("ConversationOrderError", []):
         codes |= scan.resolve(_argument(call, 2, "code"), "order", call)
@@ -401,6 +408,7 @@ def test_decoders_report_the_index_through_map_items():
 # -- one copy of each shared table and helper ---------------------------------------------------
 
 
+@functools.cache
 def _sources() -> dict[str, str]:
     return {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
 

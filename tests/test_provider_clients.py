@@ -18,9 +18,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import anthropic as anthropic_sdk  # the official clients: in the test extra
-import ollama as ollama_sdk
-import openai as openai_sdk
 import pytest
 
 from agentmsg import (
@@ -94,15 +91,25 @@ def load(name: str) -> Any:
     return json.loads((DATA / name).read_bytes())
 
 
+# The official clients (the test extra) are imported where a test uses them: at the top, every xdist
+# worker would import them when it collects this file, whichever worker runs it.
+
+
 def openai_client(server: Recorder) -> Any:
+    import openai as openai_sdk
+
     return openai_sdk.OpenAI(base_url=server.url + "/v1", api_key="test-key", max_retries=0)
 
 
 def anthropic_client(server: Recorder) -> Any:
+    import anthropic as anthropic_sdk
+
     return anthropic_sdk.Anthropic(base_url=server.url, api_key="test-key", max_retries=0)
 
 
 def ollama_client(server: Recorder) -> Any:
+    import ollama as ollama_sdk
+
     return ollama_sdk.Client(host=server.url)
 
 

@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic.types import Message, ToolParam
-from openai.types.chat import ChatCompletion, ChatCompletionToolParam
-from pydantic import TypeAdapter
 
 from agentmsg import ChatMessage, ToolCall, ValidationError
 from agentmsg.providers import anthropic, ollama, openai
@@ -48,6 +45,9 @@ def ollama_body(name: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("wire", ["get-sum", "get-tiny-image", "trigger-elicitation-request-async", "get_sum"])
 def test_openai_response_calling_a_dashed_tool_decodes_and_is_sent_again(wire: str) -> None:
+    from openai.types.chat import ChatCompletion, ChatCompletionToolParam  # the SDKs load where used, not per worker
+    from pydantic import TypeAdapter
+
     body = ChatCompletion.model_validate(openai_body(wire)).model_dump(exclude_none=True)
     call = openai.parse_response(body).message.tool_calls[0]
     assert call.name == wire.replace("-", "_x2d_")
@@ -63,6 +63,9 @@ def test_openai_response_calling_a_dashed_tool_decodes_and_is_sent_again(wire: s
 
 @pytest.mark.parametrize("wire", ["get-sum", "get-tiny-image", "get_sum"])
 def test_anthropic_response_calling_a_dashed_tool_decodes_and_is_sent_again(wire: str) -> None:
+    from anthropic.types import Message, ToolParam
+    from pydantic import TypeAdapter
+
     body = Message.model_validate(anthropic_body(wire)).model_dump(exclude_none=True)
     call = anthropic.parse_response(body).message.tool_calls[0]
     assert call.name == wire.replace("-", "_x2d_")

@@ -331,8 +331,7 @@ BIG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2048).decode()
     ({k: v for k, v in RUN.items() if k != "messages"}, "missing", "messages"),
     ({**RUN, "messages": []}, "value", "messages"),
     ({**RUN, "messages": [{"id": "a", "role": "assistant", "content": "x"}]}, "value", "messages[0].role"),
-    ({**RUN, "messages": [{"id": "t", "role": "tool", "toolCallId": "c", "content": "x"}]}, "unsupported",
-     "messages[0].role"),
+    ({**RUN, "messages": [{"id": "t", "role": "tool", "content": "x"}]}, "missing", "messages[0].toolCallId"),
     ({**RUN, "messages": [{"id": "u", "role": "user", "content": "  "}]}, "value", "messages[0].content"),
     ({**RUN, "messages": [{"id": "u", "role": "user"}]}, "missing", "messages[0].content"),
     ({**RUN, "messages": [{"id": 7, "role": "user", "content": "x"}]}, "type", "messages[0].id"),
@@ -458,8 +457,8 @@ def test_messages_snapshot_validates_and_keeps_the_conversation() -> None:
 
 def test_ui_messages_group_a_turn_into_one_assistant_message() -> None:
     messages = aisdk.ui_messages(stored_history())
-    assert [(m["role"], m["id"]) for m in messages] == [("user", "user-0"), ("assistant", "m1"), ("user", "user-5"),
-                                                         ("assistant", "t3")]
+    assert [(m["role"], m["id"]) for m in messages] == [("user", "user-0"), ("assistant", "user-0:answer"), ("user", "user-5"),
+                                                         ("assistant", "user-5:answer")]
     parts = messages[1]["parts"]
     assert [(p["type"], p.get("state")) for p in parts] == [
         ("text", "done"), ("dynamic-tool", "output-available"), ("data-artifact", None),

@@ -311,7 +311,8 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
                      "anthropic_stream", "ollama_stream", "reasoning_part", "responses_request",
                      "responses_response", "responses_stream", "gemini_request", "gemini_response",
                      "gemini_stream", "openai_error", "anthropic_error", "gemini_error", "mcp_resource_contents",
-                     "bedrock_request", "bedrock_response", "bedrock_stream"]
+                     "bedrock_request", "bedrock_response", "bedrock_stream", "openai_finetune", "openai_preference",
+                     "hf_chat"]
 
 
 @pytest.mark.parametrize("kind", ["chat_message", "conversation", "tool_call", "tool_result", "tool_definition",
@@ -714,25 +715,33 @@ def test_anthropic_system_and_turns_map_back_to_their_items(tmp_path: Path, caps
 # -- the example in the README ----------------------------------------------------------------
 
 
-def test_the_committed_example_output_is_current() -> None:
+DOCS_EXAMPLES = [  # (the committed output, the command's arguments): each shown in docs/validate.md
+    ("validate-output.txt", ["examples/data/session.jsonl", "examples/data/conversation.json"]),
+    ("validate-finetune-output.txt", ["--kind", "openai_finetune", "examples/data/finetune.jsonl"]),
+]
+
+
+@pytest.mark.parametrize(("output", "args"), DOCS_EXAMPLES, ids=[output for output, _ in DOCS_EXAMPLES])
+def test_the_committed_example_output_is_current(output: str, args: list[str]) -> None:
     # AGENTMSG_REGENERATE=1 rewrites the file, and its copy in docs/validate.md, instead of failing
-    path, docs = EXAMPLES / "validate-output.txt", ROOT / "docs" / "validate.md"
+    path, docs = EXAMPLES / output, ROOT / "docs" / "validate.md"
     expected = path.read_text(encoding="utf-8")
-    result = cli("examples/data/session.jsonl", "examples/data/conversation.json")
+    result = cli(*args)
     assert result.returncode == 1
-    fresh = f"$ python -m agentmsg.validate examples/data/session.jsonl examples/data/conversation.json\n{result.stdout}"
+    fresh = f"$ python -m agentmsg.validate {' '.join(args)}\n{result.stdout}"
     if os.environ.get("AGENTMSG_REGENERATE") == "1" and fresh != expected:
         text = docs.read_text(encoding="utf-8")
         assert f"```console\n{expected}```" in text
         docs.write_text(text.replace(f"```console\n{expected}```", f"```console\n{fresh}```"), encoding="utf-8")
         path.write_text(fresh, encoding="utf-8")
         expected = fresh
-    assert fresh == expected, "stale: AGENTMSG_REGENERATE=1 rewrites examples/data/validate-output.txt and docs/validate.md"
+    assert fresh == expected, f"stale: AGENTMSG_REGENERATE=1 rewrites examples/data/{output} and docs/validate.md"
 
 
-def test_the_docs_show_the_committed_output() -> None:
+@pytest.mark.parametrize("output", [output for output, _ in DOCS_EXAMPLES])
+def test_the_docs_show_the_committed_output(output: str) -> None:
     docs = (ROOT / "docs" / "validate.md").read_text(encoding="utf-8")
-    expected = (EXAMPLES / "validate-output.txt").read_text()
+    expected = (EXAMPLES / output).read_text()
     assert f"```console\n{expected}```" in docs
 
 

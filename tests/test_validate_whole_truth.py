@@ -99,9 +99,10 @@ def test_every_report_names_the_kind_that_accepted_a_document(tmp_path: Path) ->
 
 
 def test_the_ollama_kinds_are_listed_as_chosen_with_kind_only() -> None:
-    for name in ("ollama_request", "ollama_tool", "ollama_tools"):
+    chosen = ("ollama_request", "ollama_tool", "ollama_tools", "openai_finetune", "hf_chat")
+    for name in chosen:
         assert not KINDS[name].auto and "(--kind only)" in KINDS[name].summary
-    assert all(kind.auto for name, kind in KINDS.items() if not name.startswith("ollama_"))
+    assert all(kind.auto for name, kind in KINDS.items() if name not in chosen)
 
 
 # -- --conversation resynchronises after an order error -----------------------------------------

@@ -39,18 +39,22 @@ model    sends ``request()`` to the model and hands the   ``tools`` (tool calls)
          answer to ``receive`` (a response body, or an    ``done``
          iterable of stream events); ``fail`` if the call
          raised
-tools    calls ``run_tools()``: the approved calls run    ``model``, ``approval`` or
-         through ``ToolExecutor`` (safe ones in parallel) ``done``
+tools    calls ``run_tools()``: the approved calls run    ``model``, ``approval``,
+         through ``ToolExecutor`` (safe ones in parallel) ``client`` or ``done``
 approval shows ``pending``, calls ``approve`` / ``deny``  ``tools`` once none is pending
          for each (or ``cancel``)
+client   has ``client_calls`` (calls to ``client_tools``) ``model`` or ``done``, once each
+         run elsewhere and hands each result to          call has its result
+         ``answer`` (or ``cancel``)
 done     reads ``outcome``                                (final)
 ======== ================================================ ===============================
 
 A method called in the wrong state raises ``AgentStateError`` naming the state. ``run(model)``
-is the loop above for a plain callable; it returns at ``approval`` and can be called again after
-the decisions. The model is any callable from request body to response body (or to an iterable
-of stream events) of the provider module given: ``openai``, ``anthropic``, ``ollama`` or any
-module with the same verbs (``to_request``, ``parse_response``, ``StreamParser``).
+is the loop above for a plain callable; it returns at ``approval`` and ``client`` and can be
+called again after the decisions or the results. The model is any callable from request body
+to response body (or to an iterable of stream events) of the provider module given:
+``openai``, ``anthropic``, ``ollama`` or any module with the same verbs (``to_request``,
+``parse_response``, ``StreamParser``).
 
 Nothing runs twice: the turn keeps the step's ``ToolRequest`` record and the results it already
 has, and the executor skips those. Tool messages join the history together, in call order, once
@@ -89,13 +93,14 @@ from ..messages import ChatMessage
 from ..providers import Response
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
 from ..streaming import ReasoningDelta, ToolCallDelta
+from ..tools import ToolDefinition
 from ._namespace import ToolNamespace
 from ._report import Reporter
 
 __all__ = ["AgentTurn", "Outcome", "Provider", "State"]
 
-State = Literal["model", "tools", "approval", "done"]
-Status = Literal["completed", "approval", "step_limit", "error", "cancelled"]
+State = Literal["model", "tools", "approval", "client", "done"]
+Status = Literal["completed", "approval", "client", "step_limit", "error", "cancelled"]
 
 
 class Provider(Protocol):
@@ -114,6 +119,7 @@ class Outcome:
 
     ``status`` is ``completed`` (the model answered without tool calls; ``message`` is that
     answer), ``approval`` (paused: ``pending`` lists the calls waiting for a decision),
+    ``client`` (paused: ``pending`` lists the calls of ``client_tools`` for the caller to run),
     ``step_limit`` (``max_steps`` model calls, the last one still asking for tools),
     ``error`` (a model error, an unreadable answer or an unrecoverable tool failure; ``error``
     says which, ``exception`` keeps the exception when there was one) or ``cancelled``.
@@ -151,7 +157,10 @@ class AgentTurn:
     ``ChatRequest``) is the user's new message, added first. ``tools`` (a ``ToolRegistry``) and
     ``mcp`` (started ``McpClient``s) are one namespace: a name both offer is refused with a
     ``ValidationError`` (code ``unique``). ``policy`` decides per tool (``auto``, ``ask``,
-    ``deny``; default: ask for every tool). ``max_steps`` bounds the model calls. ``params`` go
+    ``deny``; default: ask for every tool). ``client_tools`` (``ToolDefinition``s) are tools
+    that run elsewhere (a browser's): offered to the model beside the others (a name they share
+    is refused, code ``unique``), their calls pause the turn in state ``client`` until
+    ``answer`` gives each its result. ``max_steps`` bounds the model calls. ``params`` go
     into each request body (``model``, ``max_tokens``, ``stream``...); one the provider cannot do
     without (``model``; Anthropic's ``max_tokens``) missing is a ``TypeError`` here, not at ``run``. ``on_event`` receives
     each socket event; ``store`` and ``conversation_id`` save each completed message (the
@@ -171,6 +180,7 @@ class AgentTurn:
         *,
         tools: ToolRegistry | None = None,
         mcp: Iterable[McpClient] = (),
+        client_tools: Iterable[ToolDefinition] = (),
         policy: ApprovalPolicy | None = None,
         max_steps: int = 8,
         params: Mapping[str, Any] | None = None,
@@ -208,6 +218,7 @@ class AgentTurn:
         self._namespace = ToolNamespace(tools, mcp, self._report.tool_progress)
         self.tools = self._namespace.registry
         self.executor = ToolExecutor(self.tools, policy, timeout=tool_timeout)
+        self.client_tools = _client_tools(client_tools, self.tools)
         self.state: State = "model"
         self.steps = 0
         self.outcome: Outcome | None = None
@@ -322,7 +333,14 @@ class AgentTurn:
         except (McpError, ValidationError) as exc:
             self._finish("error", error=_describe_failure("the MCP tools could not be listed again", exc),
                          exception=exc, code="tool")
-        return self.provider.to_request(self.history.messages, self.tools.definitions(), **self.params)  # type: ignore[no-any-return]  # provider is any codec module (typed Any)
+        if self.client_tools and self._namespace.clients and self.state != "done":
+            try:  # an MCP server's new list may have taken a client tool's name
+                _client_tools(self.client_tools, self.tools)
+            except ValidationError as exc:
+                self._finish("error", error=_describe_failure("the tools could not be offered", exc), exception=exc,
+                             code="tool")
+        offered = (*self.tools.definitions(), *self.client_tools)
+        return self.provider.to_request(self.history.messages, offered, **self.params)  # type: ignore[no-any-return]  # provider is any codec module (typed Any)
 
     def receive(self, answer: Any) -> None:
         """Take the model's answer: a response body (a dict), or an iterable of stream events.
@@ -416,6 +434,36 @@ class AgentTurn:
         return tuple(item for item in self._request.calls if item.approval == "pending" and item.id not in self._results
                      and self.executor.registry.get(item.name) is not None)
 
+    @property
+    def client_calls(self) -> tuple[RequestedToolCall, ...]:
+        """Return the calls of this step to tools of ``client_tools`` that wait for their result (``answer``)."""
+        if self._request is None or self.state == "done":
+            return ()
+        names = {definition.name for definition in self.client_tools}
+        return tuple(item for item in self._request.calls if item.name in names and item.id not in self._results)
+
+    def answer(self, call_id: str, content: str, *, is_error: bool = False) -> None:
+        """Give the call ``call_id`` to a client tool its result (state ``client``): the text the model reads.
+
+        ``is_error`` marks a failure the model is told about (the turn goes on). Once every
+        call of the step has its result, the turn goes on to the model (or ends at the step limit).
+        A call that does not wait (unknown, or answered already) raises ``ValidationError``
+        (code ``unknown``).
+        """
+        if not isinstance(content, str):
+            raise TypeError(f"content must be a str, got {type(content).__name__}")
+        with self._step("answer", "client"):
+            item = next((item for item in self.client_calls if item.id == call_id), None)
+            if item is None:
+                raise ValidationError("names no call that waits for a client's result", "call_id", "unknown")
+            if is_error:
+                record = ToolResultRecord.failure(call_id, content or "the tool failed", recoverable=True)
+            else:
+                record = ToolResultRecord.success(call_id, content)
+            self._take_result(record)
+            if not self.client_calls:
+                self._close_step()
+
     def approve(self, call_id: str) -> None:
         """Approve the pending call ``call_id`` (state ``approval``)."""
         self._decide("approve", call_id, "approved")
@@ -456,12 +504,13 @@ class AgentTurn:
     def _run_tools(self) -> None:
         assert self._request is not None
         request = self.executor.apply_policy(self._request)
+        elsewhere = self.client_calls
         to_run = [item for item in request.calls if item.approval == "approved" and item.id not in self._results]
         for item in to_run:
             self._report.tool_running(item)
         self._report.tools_step(self.steps, self.max_steps, sum(1 for i in request.calls if i.approval == "approved"))
         try:
-            run = self.executor.process(request, completed=self._results.values())
+            run = self.executor.process(request, completed=[*self._results.values(), *(item.id for item in elsewhere)])
         except KeyboardInterrupt as interrupt:
             finished = getattr(interrupt, "run", None)  # ToolRunInterrupted keeps what finished
             if finished is not None:
@@ -475,11 +524,15 @@ class AgentTurn:
         if self._cancel_reason is not None:  # cancelled while the calls ran: the turn ends cancelled, not failed
             self._cancel_now(self._cancel_reason)
             return
-        if run.pending and any(item.id not in self._results for item in run.pending):
+        if self.pending:  # calls of the turn's own tools that wait for a person (a client tool's waits below)
             self.state = "approval"
             self.outcome = Outcome("approval", self.steps, pending=self.pending)
             for item in self.outcome.pending:
                 self._report.approval_requested(item)
+            return
+        if self.client_calls:
+            self.state = "client"
+            self.outcome = Outcome("client", self.steps, pending=self.client_calls)
             return
         self._close_step()
 
@@ -592,7 +645,7 @@ class AgentTurn:
         the outcome); so do the other failures (see ``Outcome``). Call again after deciding
         on the pending calls to resume.
         """
-        if self.state == "approval":
+        if self.state in ("approval", "client"):
             raise AgentStateError("run", self.state)
         while True:
             try:
@@ -618,6 +671,20 @@ class AgentTurn:
             except AgentStateError:
                 if not self._ended():  # not a cancel that came first: a real misuse
                     raise
+
+
+def _client_tools(definitions: Iterable[ToolDefinition], tools: ToolRegistry) -> tuple[ToolDefinition, ...]:
+    """Return the client tools' definitions; a name they repeat, or share with the turn's tools, is refused."""
+    out = tuple(definitions)
+    names: set[str] = set()
+    for i, definition in enumerate(out):
+        if not isinstance(definition, ToolDefinition):
+            raise TypeError(f"client_tools[{i}] must be a ToolDefinition, got {type(definition).__name__}")
+        if definition.name in names or definition.name in tools:
+            raise ValidationError(f"the tool name {definition.name!r} is offered twice; rename one", f"client_tools[{i}]",
+                                  "unique")
+        names.add(definition.name)
+    return out
 
 
 def _close_stream(answer: Any) -> None:

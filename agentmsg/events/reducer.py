@@ -205,6 +205,15 @@ class SessionReducer:
             assert type(entry) is ToolEntry  # _on_tool_args took only tool messages
             self._entries[i] = replace(entry, arguments=arguments)
 
+    def knows(self, message_id: str) -> bool:
+        """Return whether a message or reasoning of the session has the id ``message_id``.
+
+        >>> SessionReducer().knows("u1")
+        False
+        """
+        with self._lock:
+            return message_id in self._index or message_id in self._reasoning
+
     # -- writing ---------------------------------------------------------------------------
 
     def receive(self, event_name: str, payload: Any, *, sender: str | None = None) -> Event:

@@ -8,6 +8,6 @@ as Server-Sent Events by ``sse``; docs/ui-protocols.md maps every field and name
 
 from __future__ import annotations
 
-from ._common import Decision
+from ._common import Decision, ToolResult
 
-__all__ = ["Decision"]
+__all__ = ["Decision", "ToolResult"]

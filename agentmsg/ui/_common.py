@@ -12,13 +12,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._checks import expected, missing, sized, type_name
-from .._frozen import thaw_json
+from .._frozen import freeze_object, thaw_json
 from .._images import decode_base64, is_base64, sniff, split_data_url
 from ..content import ImagePart, ImageSource
 from ..errors import ValidationError
 from ..events import ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
+from ..tools import ToolDefinition
 
-__all__ = ["Decision", "sse", "MAX_IMAGE_BYTES", "IMAGE_TYPES"]
+__all__ = ["Decision", "ToolResult", "sse", "MAX_IMAGE_BYTES", "IMAGE_TYPES", "MAX_CLIENT_TOOLS"]
+
+MAX_CLIENT_TOOLS = 64
+"""The most tools a front-end may declare in one request."""
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 """The default bound of one attached image, decoded."""
@@ -46,6 +50,51 @@ class Decision:
     def __repr__(self) -> str:
         reason = sized(self.reason)
         return f"Decision(id={self.id!r}, approved={self.approved}, reason={reason})"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A front-end tool's result: the tool message ``id`` of the call, the text the model reads, a failure or not.
+
+    >>> ToolResult("t1", "the person confirmed", False)
+    ToolResult(id='t1', content=<20 chars>, is_error=False)
+    """
+
+    id: str
+    content: str
+    is_error: bool = False
+
+    def __repr__(self) -> str:
+        return f"ToolResult(id={self.id!r}, content={sized(self.content)}, is_error={self.is_error})"
+
+
+def tool_definitions(value: object, path: str) -> tuple[ToolDefinition, ...]:
+    """Return the tools a front-end runs (``[{name, description, parameters}]``) as tool definitions.
+
+    >>> [t.name for t in tool_definitions([{"name": "confirm", "description": "Ask.", "parameters": {"type": "object"}}], "tools")]
+    ['confirm']
+
+    At most ``MAX_CLIENT_TOOLS``; each is checked as ``ToolDefinition`` checks a tool (errors
+    at ``<path>[i].<key>``), and the names must be unique (code ``unique``).
+    """
+    items = [] if value is None else array(value, path)
+    if len(items) > MAX_CLIENT_TOOLS:
+        raise ValidationError(f"must be at most {MAX_CLIENT_TOOLS} tools", path, "size")
+    out: list[ToolDefinition] = []
+    for i, item in enumerate(items):
+        at = join(path, i)
+        tool = obj(item, at)
+        name = text(tool.get("name"), join(at, "name"), empty=False)
+        description = text(tool.get("description", ""), join(at, "description"))
+        parameters = obj(tool.get("parameters", {"type": "object"}), join(at, "parameters"))
+        try:
+            definition = ToolDefinition(name, description, freeze_object(parameters, "parameters"))
+        except ValidationError as exc:
+            raise exc.prefixed(i).prefixed(path) from None
+        if any(known.name == name for known in out):
+            raise ValidationError("the tool names must be unique", join(at, "name"), "unique")
+        out.append(definition)
+    return tuple(out)
 
 
 # -- getters with paths ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ has been answered and the next model call starts talking (reasoning, text or a n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .._frozen import thaw_json
@@ -37,7 +38,8 @@ Out = list[dict[str, Any]]
 class Translator:
     """The state machine of one run; subclasses supply the protocol's words through the ``_on_*`` hooks."""
 
-    __slots__ = ("started", "finished", "_text", "_tools", "_streaming", "_streamed_size", "_pending", "_asked", "_answered")
+    __slots__ = ("started", "finished", "_text", "_tools", "_streaming", "_streamed_size", "_pending", "_asked", "_answered",
+                 "_waiting", "_client")
     _UNIT = "run"  # what error messages call one translation ("run", "stream")
 
     def __init__(self) -> None:
@@ -50,6 +52,8 @@ class Translator:
         self._pending: list[Any] = []  # the tool:approval:request events of this run
         self._asked: set[str] = set()  # the tool messages whose approval an earlier run asked (and this one answers)
         self._answered = False  # a tool call of the current step has its result
+        self._waiting: list[str] = []  # the tool calls this run leaves for the client to run (close)
+        self._client: set[str] = set()  # the tool calls an earlier run left for the client (and this one answers)
 
     # -- what both protocols do -----------------------------------------------------------------
 
@@ -139,28 +143,34 @@ class Translator:
         """Return the protocol's events for a wire pair ``(event_name, payload)`` (decoded and checked first)."""
         return self.translate(decode(name, payload, sender="server"))
 
-    def close(self) -> Out:
-        """End a run whose events stopped: paused for approvals, or gone without ``completion``."""
+    def close(self, waiting: Iterable[str] = ()) -> Out:
+        """End a run whose events stopped: paused for approvals or for the client's tools, or gone without ``completion``.
+
+        ``waiting`` names the tool messages whose calls the client runs (the turn waits for their results).
+        """
         if self.finished:
             return []
         out = [] if self.started else self._begin()
         self._end_text(out)
         if self._streaming is not None:
             self._end_input(out)
-        if not self._pending:
+        self._waiting = [tool_id for tool_id in waiting if self._view(tool_id)["status"] not in ("completed", "error")]
+        if not self._pending and not self._waiting:
             self._end_tools(out, UNFINISHED)
         self.finished = True
-        out += self._on_paused() if self._pending else self._on_incomplete()
+        out += self._on_paused() if self._pending or self._waiting else self._on_incomplete()
         return out
 
     def _reopen(self, path: str) -> None:
-        """Make ready the next run of one that paused for approvals (its tool calls stay known)."""
-        if not self.finished or not self._pending:
-            raise ValidationError(f"only a {self._UNIT} that paused for an approval can be resumed", path, "protocol")
+        """Make ready the next run of one that paused for approvals or the client's tools (its tool calls stay known)."""
+        if not self.finished or not (self._pending or self._waiting):
+            raise ValidationError(f"only a {self._UNIT} that paused for an approval or the client's tools can be resumed",
+                                  path, "protocol")
         self.finished = False
         self.started = False
         self._asked.update(e.id for e in self._pending)
-        self._pending = []
+        self._client.update(self._waiting)
+        self._pending, self._waiting = [], []
 
     def _begin(self) -> Out:
         self.started = True

@@ -33,9 +33,11 @@ from ..content import ContentPart, TextPart
 from ..errors import ValidationError
 from ..events import ChatEntry, ChatInit, HistoryEntry, ToolEntry, UserEntry
 from ..messages import ChatMessage
+from ..tools import ToolDefinition
 from ._common import (
     MAX_IMAGE_BYTES,
     Decision,
+    ToolResult,
     arguments_json,
     array,
     artifacts,
@@ -46,11 +48,12 @@ from ._common import (
     optional_text,
     sse,
     text,
+    tool_definitions,
     user_id,
 )
 from ._translate import Out, Translator
 
-__all__ = ["AguiRun", "RunInput", "Decision", "parse_run_input", "messages_snapshot", "error_events", "sse",
+__all__ = ["AguiRun", "RunInput", "Decision", "ToolResult", "parse_run_input", "messages_snapshot", "error_events", "sse",
            "TOOL_ACTIVITY", "ARTIFACT_ACTIVITY", "PROGRESS_EVENT", "TOOL_ERROR_PREFIX", "CONTENT_TYPE"]
 
 CONTENT_TYPE = "text/event-stream"
@@ -100,37 +103,45 @@ class AguiRun(Translator):
 
     The first event is ``RUN_STARTED`` (sent before whatever comes first; ``turn:start`` only
     starts the run); a text message is ended before a tool call starts and before the run ends;
-    the tool message's id is the AG-UI ``toolCallId``. A call's arguments are one
+    the tool message's id is the AG-UI ``toolCallId``. With ``history`` (the thread's stored
+    conversation, the run's new user message last), ``MESSAGES_SNAPSHOT`` follows ``RUN_STARTED``:
+    a client that joins the thread gets the conversation, and the run's messages follow it. A call's arguments are one
     ``TOOL_CALL_ARGS`` when ``tool:message:start`` has them, else one per ``tool:message:args``;
     ``TOOL_CALL_END`` follows at the next other event. After ``completion`` the run is
     ``finished`` and further events are refused (``ValidationError``, code ``protocol``).
     """
 
-    __slots__ = ("thread_id", "run_id", "_parent", "_input")
+    __slots__ = ("thread_id", "run_id", "_parent", "_input", "_history")
 
-    def __init__(self, thread_id: str, run_id: str, *, input: dict[str, Any] | None = None) -> None:
+    def __init__(self, thread_id: str, run_id: str, *, input: dict[str, Any] | None = None,
+                 history: ChatInit | Iterable[HistoryEntry] | None = None) -> None:
         if not isinstance(thread_id, str) or not thread_id or not isinstance(run_id, str) or not run_id:
             raise TypeError("thread_id and run_id must be non-empty strings")
         super().__init__()
         self.thread_id = thread_id
         self.run_id = run_id
         self._input = input
+        self._history = None if history is None else messages_snapshot(history)
         self._parent: str | None = None  # the text message the current step's tool calls belong to
 
     def __repr__(self) -> str:
         return f"AguiRun(thread_id={self.thread_id!r}, run_id={self.run_id!r}, finished={self.finished})"
 
-    def resume(self, run_id: str) -> list[dict[str, Any]]:
-        """Start the next run of a run that paused for approvals (its tool calls stay known).
+    def resume(self, run_id: str, *, history: ChatInit | Iterable[HistoryEntry] | None = None) -> list[dict[str, Any]]:
+        """Start the next run of a run that paused for approvals or the client's tools (its tool calls stay known).
 
-        Returns the new ``RUN_STARTED``; the events of the continued turn follow through ``translate``.
+        Returns the new ``RUN_STARTED`` (and, with ``history``, its ``MESSAGES_SNAPSHOT``: after
+        the client's tool results, the stored conversation with them, so the client holds the
+        results under the ids a later snapshot has); the events of the continued turn follow
+        through ``translate``.
         """
         self._reopen("runId")
         self.run_id = run_id
+        self._history = None if history is None else messages_snapshot(history)
         return self._begin()
 
-    def close(self) -> list[dict[str, Any]]:
-        """End the run when the turn's events stop: paused for approvals, or gone without ``completion``.
+    def close(self, waiting: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """End the run when the turn's events stop: paused for approvals or the client's tools, or gone without ``completion``.
 
         >>> from .. import events
         >>> run = AguiRun(thread_id="s1", run_id="r1")
@@ -139,9 +150,11 @@ class AguiRun(Translator):
         [('TEXT_MESSAGE_END', None), ('RUN_ERROR', 'incomplete')]
 
         A finished run closes with nothing; a run that paused for approvals ends with
-        ``RUN_FINISHED`` whose outcome is ``interrupt`` (one interrupt per pending tool call).
+        ``RUN_FINISHED`` whose outcome is ``interrupt`` (one interrupt per pending tool call); one
+        whose turn waits for the client's tools (``waiting``: their tool message ids) with
+        ``RUN_FINISHED`` whose outcome is ``success`` with ``pendingToolCallIds``.
         """
-        return Translator.close(self)
+        return Translator.close(self, waiting)
 
     def _finished(self, outcome: dict[str, Any], **extra: Any) -> Out:
         return [{"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id, **extra, "outcome": outcome}]
@@ -156,6 +169,9 @@ class AguiRun(Translator):
         event: dict[str, Any] = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
         if self._input is not None:
             event["input"] = self._input
+        if self._history is not None:
+            snapshot, self._history = self._history, None  # once: a resumed run continues what the client has
+            return [event, snapshot]
         return [event]
 
     def _on_next_step(self) -> Out:
@@ -203,6 +219,8 @@ class AguiRun(Translator):
     def _on_tool_complete(self, tool_id: str, view: dict[str, Any], error: str | None, denied: bool) -> Out:
         if error is not None:
             view["error"] = error
+        if tool_id in self._client:  # the client sent the result as its own tool message
+            return [self._activity(tool_id)]
         result = {"type": "TOOL_CALL_RESULT", "messageId": _result_id(tool_id), "toolCallId": tool_id, "role": "tool",
                   "content": view["content"] if error is None else TOOL_ERROR_PREFIX + error}
         return [self._activity(tool_id), result]
@@ -233,6 +251,8 @@ class AguiRun(Translator):
         return [error]
 
     def _on_paused(self) -> Out:
+        if not self._pending:  # the client runs its tools, then starts the next run with their results
+            return self._finished({"type": "success", "pendingToolCallIds": list(self._waiting)})
         interrupts = [{"id": e.id, "reason": APPROVAL_REASON, "toolCallId": e.id, "message": f"Allow the tool {e.tool_name}?",
                        "responseSchema": _APPROVAL_SCHEMA} for e in self._pending]
         return self._finished({"type": "interrupt", "interrupts": interrupts})
@@ -257,8 +277,10 @@ def error_events(exc: ValidationError) -> list[dict[str, Any]]:
 class RunInput:
     """What the agent loop takes from a ``RunAgentInput``: the thread, the run, the new user message or decisions.
 
-    ``message`` is the new user message (None when the run resumes after approvals);
-    ``decisions`` answer the interrupts of the paused run (``resume``).
+    ``message`` is the new user message (None when the run resumes after approvals or with
+    the client's tool results); ``decisions`` answer the interrupts of the paused run
+    (``resume``); ``tools`` are the tools the client runs (``tools``); ``results`` are the
+    results of those the client ran (the ``tool`` messages the messages end with).
     """
 
     thread_id: str
@@ -266,10 +288,13 @@ class RunInput:
     message: ChatMessage | None
     message_id: str | None = None
     decisions: tuple[Decision, ...] = ()
+    tools: tuple[ToolDefinition, ...] = ()
+    results: tuple[ToolResult, ...] = ()
 
     def __repr__(self) -> str:
         return (f"RunInput(thread_id={self.thread_id!r}, run_id={self.run_id!r}, "
-                f"message={'None' if self.message is None else 'user'}, decisions={len(self.decisions)})")
+                f"message={'None' if self.message is None else 'user'}, decisions={len(self.decisions)}, "
+                f"tools={len(self.tools)}, results={len(self.results)})")
 
 
 def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> RunInput:
@@ -279,7 +304,7 @@ def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> Run
     ...         "messages": [{"id": "u1", "role": "user", "content": "What recipes do I have?"}]}
     >>> run = parse_run_input(body)
     >>> run, run.message.text
-    (RunInput(thread_id='s1', run_id='r1', message=user, decisions=0), 'What recipes do I have?')
+    (RunInput(thread_id='s1', run_id='r1', message=user, decisions=0, tools=0, results=0), 'What recipes do I have?')
     >>> try:
     ...     parse_run_input({**body, "messages": [{"id": "u1", "role": "user", "content": 3}]})
     ... except ValidationError as exc:
@@ -289,17 +314,19 @@ def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> Run
     The server's stored history of ``threadId`` is the conversation: of ``messages`` only the
     last one is read, and it must be the user's (text, and images as ``data`` sources) unless
     ``resume`` answers the paused run's interrupts (``{"interruptId", "status": "resolved",
-    "payload": {"approved": bool, "reason"?}}``; ``cancelled`` denies). Ignored, as documented
-    in docs/ui-protocols.md: earlier messages, ``tools`` (client-side tools: this backend runs
-    its own), ``context``, ``state``, ``forwardedProps``, ``parentRunId``.
+    "payload": {"approved": bool, "reason"?}}``; ``cancelled`` denies), or the ``tool`` messages
+    with the results of the client's tools (``results``: ``content``, or ``error`` for a
+    failure). ``tools`` are the client's tools (``{name, description, parameters}``, checked as
+    tool definitions). Ignored, as documented in docs/ui-protocols.md: earlier messages,
+    ``context``, ``state``, ``forwardedProps``, ``parentRunId``.
     """
     data = obj(body, "")
     thread_id = text(data.get("threadId"), "threadId", empty=False)
     run_id = text(data.get("runId"), "runId", empty=False)
     messages = array(data.get("messages"), "messages")
-    for key in ("tools", "context"):
-        if data.get(key) is not None:
-            array(data[key], key)
+    tools = tool_definitions(data.get("tools"), "tools")
+    if data.get("context") is not None:
+        array(data["context"], "context")
     resume = data.get("resume")
     decisions: list[Decision] = []
     if resume is not None:
@@ -320,25 +347,25 @@ def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> Run
             reason = optional_text(payload.get("reason"), join(path, "payload.reason"))
             decisions.append(Decision(interrupt, approved, reason))
         if decisions:
-            return RunInput(thread_id, run_id, None, None, tuple(decisions))
+            return RunInput(thread_id, run_id, None, None, tuple(decisions), tools)
     if not messages:
         raise ValidationError("must end with the user's message", "messages", "value")
     index = len(messages) - 1
     path = join("messages", index)
     last = obj(messages[index], path)
     role = last.get("role")
+    if role == "tool":
+        return RunInput(thread_id, run_id, None, None, (), tools, _results(messages))
     if role != "user":
-        if role == "tool":
-            raise ValidationError("client-side tools are not supported: this backend runs its own tools",
-                                  join(path, "role"), "unsupported")
-        raise ValidationError("the last message must be the user's", join(path, "role"), "value")
+        raise ValidationError("the last message must be the user's (or the results of the client's tools)",
+                              join(path, "role"), "value")
     message_id = optional_text(last.get("id"), join(path, "id"))
     content = last.get("content")
     parts: list[ContentPart] = []
     if type(content) is str:
         if not content.strip():
             raise ValidationError("must not be empty", join(path, "content"), "value")
-        return RunInput(thread_id, run_id, ChatMessage.user(content), message_id)
+        return RunInput(thread_id, run_id, ChatMessage.user(content), message_id, (), tools)
     if not isinstance(content, list):
         raise ValidationError(f"expected a string or an array of parts, got {type_name(content)}",
                               join(path, "content"), "missing" if content is None else "type")
@@ -359,7 +386,22 @@ def parse_run_input(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> Run
             raise ValidationError("only text and image parts are accepted", join(at, "type"), "unsupported")
     if not any(not isinstance(p, TextPart) or p.text.strip() for p in parts):
         raise ValidationError("must not be empty", join(path, "content"), "value")
-    return RunInput(thread_id, run_id, ChatMessage.user(tuple(parts)), message_id)
+    return RunInput(thread_id, run_id, ChatMessage.user(tuple(parts)), message_id, (), tools)
+
+
+def _results(messages: list[Any]) -> tuple[ToolResult, ...]:
+    """Return the results of the client's tools: the ``tool`` messages the messages end with, in order."""
+    out: list[ToolResult] = []
+    for index in range(len(messages) - 1, -1, -1):
+        path = join("messages", index)
+        message = obj(messages[index], path)
+        if message.get("role") != "tool":
+            break
+        call = text(message.get("toolCallId"), join(path, "toolCallId"), empty=False)
+        error = optional_text(message.get("error"), join(path, "error"))
+        content = text(message.get("content"), join(path, "content"))
+        out.append(ToolResult(call, content if error is None else error, error is not None))
+    return tuple(reversed(out))
 
 
 # -- the history -----------------------------------------------------------------------------------

@@ -33,9 +33,12 @@ from ..content import ContentPart, TextPart
 from ..errors import ValidationError
 from ..events import ChatEntry, ChatInit, HistoryEntry, UserEntry
 from ..messages import ChatMessage
+from ..tools import ToolDefinition
 from ._common import (
     MAX_IMAGE_BYTES,
     Decision,
+    ToolResult,
+    arguments_json,
     array,
     artifacts,
     check_media,
@@ -46,11 +49,13 @@ from ._common import (
     optional_text,
     sse,
     text,
+    tool_definitions,
     user_id,
 )
 from ._translate import Out, Translator
 
-__all__ = ["AiSdkStream", "ChatInput", "Decision", "parse_request", "ui_messages", "error_chunks", "sse",
+__all__ = ["AiSdkStream", "ChatInput", "Decision", "ToolResult", "parse_request", "ui_messages", "answer_id", "check_history",
+           "error_chunks", "sse",
            "HEADERS", "DONE", "TRIGGERS"]
 
 HEADERS = {
@@ -110,8 +115,8 @@ class AiSdkStream(Translator):
         self._reopen("trigger")
         return self._begin()
 
-    def close(self) -> list[dict[str, Any]]:
-        """End a stream whose events stopped: paused for approvals, or gone without ``completion``.
+    def close(self, waiting: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """End a stream whose events stopped: paused for approvals or the client's tools, or gone without ``completion``.
 
         >>> from .. import events
         >>> stream = AiSdkStream(message_id="a1")
@@ -119,10 +124,11 @@ class AiSdkStream(Translator):
         >>> [c["type"] for c in stream.close()]
         ['text-end', 'error', 'finish']
 
-        A finished stream closes with nothing; one paused for approvals with ``finish-step`` and
-        ``finish`` (reason ``tool-calls``): the client answers and posts again.
+        A finished stream closes with nothing; one paused for approvals, or for the client's
+        tools (``waiting``: their tool message ids, each sent as ``tool-input-available``), with
+        ``finish-step`` and ``finish`` (reason ``tool-calls``): the client answers and posts again.
         """
-        return Translator.close(self)
+        return Translator.close(self, waiting)
 
     @staticmethod
     def _output(view: dict[str, Any]) -> dict[str, Any]:
@@ -228,18 +234,25 @@ def error_chunks(exc: ValidationError) -> list[dict[str, Any]]:
 class ChatInput:
     """What the agent loop takes from a ``useChat`` request: the chat, the new user message or decisions.
 
-    ``message`` is the new user message (None when the request answers approvals);
-    ``decisions`` are the approval responses of the last assistant message.
+    ``message`` is the new user message and ``message_id`` its id (None when the request
+    answers approvals or brings tool results); ``decisions`` are the approval responses of the
+    last assistant message and ``results`` the outputs of its tool parts (the client's tools'
+    among them); ``tools`` are the tools the client runs (the body's ``tools``); ``sent`` holds
+    the messages the client sent besides its new one (``check_history`` holds them against the
+    stored conversation).
     """
 
     chat_id: str
     message: ChatMessage | None
     message_id: str | None = None
     decisions: tuple[Decision, ...] = ()
+    sent: tuple[Any, ...] = ()
+    tools: tuple[ToolDefinition, ...] = ()
+    results: tuple[ToolResult, ...] = ()
 
     def __repr__(self) -> str:
         return (f"ChatInput(chat_id={self.chat_id!r}, message={'None' if self.message is None else 'user'}, "
-                f"decisions={len(self.decisions)})")
+                f"decisions={len(self.decisions)}, tools={len(self.tools)}, results={len(self.results)})")
 
 
 def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatInput:
@@ -250,19 +263,22 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     ...      {"type": "file", "mediaType": "image/gif", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}]}]}
     >>> chat = parse_request(body)
     >>> chat, [p["type"] for p in chat.message.to_dict()["content"]]
-    (ChatInput(chat_id='c1', message=user, decisions=0), ['text', 'image'])
+    (ChatInput(chat_id='c1', message=user, decisions=0, tools=0, results=0), ['text', 'image'])
     >>> try:
     ...     parse_request({**body, "trigger": "regenerate-message"})
     ... except ValidationError as exc:
     ...     print(exc.code, exc)
     unsupported trigger: regenerate-message is not supported: the server keeps the conversation; send a new message
 
-    The server's stored history of ``id`` is the conversation: of ``messages`` only the last
-    one is read. It is the user's new message (text parts, and image files as ``data:`` URLs:
+    The server's stored history of ``id`` is the conversation: of ``messages`` the last one is
+    read, the others are kept in ``sent`` for ``check_history``. ``tools`` (this server's
+    addition to the body: ``[{name, description, parameters}]``, as AG-UI's) are the tools the
+    client runs. The last message is the user's new message (text parts, and image files as ``data:`` URLs:
     bounded by ``max_image_bytes``, their bytes checked against ``mediaType``), or the assistant
-    message whose tool parts carry approval responses (``state: approval-responded``). Other
+    message whose tool parts carry approval responses (``state: approval-responded``) or the
+    client's tools' outputs (``output-available``, ``output-error``: ``results``). Other
     parts of the user message (``data-*``, ``source-*``, ``step-start``) are ignored, and so is
-    ``messageId``'s absence; unknown ``trigger`` values are refused.
+    the body's ``messageId`` (sent with ``regenerate-message`` only); unknown ``trigger`` values are refused.
     """
     data = obj(body, "")
     chat_id = text(data.get("id"), "id", empty=False)
@@ -272,22 +288,24 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
     if trigger == "regenerate-message":
         raise ValidationError("regenerate-message is not supported: the server keeps the conversation; send a new message",
                               "trigger", "unsupported")
-    message_id = optional_text(data.get("messageId"), "messageId")
+    optional_text(data.get("messageId"), "messageId")
     messages = array(data.get("messages"), "messages")
+    tools = tool_definitions(data.get("tools"), "tools")
     if not messages:
         raise ValidationError("must end with the user's message", "messages", "value")
     index = len(messages) - 1
     path = join("messages", index)
     last = obj(messages[index], path)
-    optional_text(last.get("id"), join(path, "id"))
+    message_id = optional_text(last.get("id"), join(path, "id"))
     role = last.get("role")
     parts = array(last.get("parts"), join(path, "parts"))
     if role == "assistant":
         decisions = tuple(_decisions(parts, join(path, "parts")))
-        if not decisions:
-            raise ValidationError("an assistant message is sent back only with approval responses",
+        results = tuple(_results(parts, join(path, "parts")))
+        if not decisions and not results:
+            raise ValidationError("an assistant message is sent back only with approval responses or tool results",
                                   join(path, "parts"), "value")
-        return ChatInput(chat_id, None, message_id, decisions)
+        return ChatInput(chat_id, None, None, decisions, tuple(messages), tools, results)
     if role != "user":
         raise ValidationError("the last message must be the user's", join(path, "role"), "value")
     content: list[ContentPart] = []
@@ -304,7 +322,24 @@ def parse_request(body: Any, *, max_image_bytes: int = MAX_IMAGE_BYTES) -> ChatI
             raise ValidationError("expected a part type", join(at, "type"), "missing" if kind is None else "type")
     if not any(not isinstance(p, TextPart) or p.text.strip() for p in content):
         raise ValidationError("must hold text or an image", join(path, "parts"), "value")
-    return ChatInput(chat_id, ChatMessage.user(tuple(content)), message_id)
+    return ChatInput(chat_id, ChatMessage.user(tuple(content)), message_id or None, (), tuple(messages[:-1]), tools)
+
+
+def _results(parts: list[Any], path: str) -> Iterable[ToolResult]:
+    """Yield the outputs of an assistant message's tool parts: text as it is, other JSON as compact text."""
+    for j, item in enumerate(parts):
+        at = join(path, j)
+        part = obj(item, at)
+        kind, state = part.get("type"), part.get("state")
+        if not (kind == "dynamic-tool" or (type(kind) is str and kind.startswith("tool-"))):
+            continue
+        if state == "output-available" and not part.get("preliminary"):
+            call = text(part.get("toolCallId"), join(at, "toolCallId"), empty=False)
+            output = part.get("output")
+            yield ToolResult(call, output if type(output) is str else arguments_json(output))
+        elif state == "output-error":
+            call = text(part.get("toolCallId"), join(at, "toolCallId"), empty=False)
+            yield ToolResult(call, text(part.get("errorText"), join(at, "errorText")), True)
 
 
 def _decisions(parts: list[Any], path: str) -> Iterable[Decision]:
@@ -337,20 +372,21 @@ def ui_messages(history: ChatInit | Iterable[HistoryEntry]) -> list[dict[str, An
     [('user', ['text']), ('assistant', ['text', 'dynamic-tool'])]
 
     The assistant entries between two user messages become one assistant message (its id is
-    the first entry's): chat entries as ``text`` parts, tool entries as ``dynamic-tool`` parts
+    ``answer_id`` of the user message's; the first entry's when no user message came before): chat entries as ``text`` parts, tool entries as ``dynamic-tool`` parts
     (``output-available``, ``output-error``, or ``input-available`` while open), and their
     artifacts (of a ``chat:init`` reply) as ``data-artifact`` parts. Timestamps are dropped.
     """
     out: list[dict[str, Any]] = []
     known = artifacts(history)
     assistant: dict[str, Any] | None = None
+    asked: str | None = None  # the id of the user message the next assistant message answers
     for i, entry in enumerate(entries(history)):
         if isinstance(entry, UserEntry):
-            assistant = None
-            out.append({"id": user_id(entry, i), "role": "user", "parts": [{"type": "text", "text": entry.content}]})
+            assistant, asked = None, user_id(entry, i)
+            out.append({"id": asked, "role": "user", "parts": [{"type": "text", "text": entry.content}]})
             continue
         if assistant is None:
-            assistant = {"id": entry.id, "role": "assistant", "parts": []}
+            assistant = {"id": entry.id if asked is None else answer_id(asked), "role": "assistant", "parts": []}
             out.append(assistant)
         parts = assistant["parts"]
         if isinstance(entry, ChatEntry):
@@ -373,3 +409,98 @@ def ui_messages(history: ChatInit | Iterable[HistoryEntry]) -> list[dict[str, An
                 data = {"toolCallId": entry.id, "artifact": thaw_json(known[artifact_id]), "showInCanvas": False}
                 parts.append({"type": "data-artifact", "id": artifact_id, "data": data})
     return out
+
+
+def answer_id(user_message_id: str) -> str:
+    """Return the id of the assistant message that answers the user message ``user_message_id``.
+
+    >>> answer_id("u1")
+    'u1:answer'
+
+    ``ui_messages`` names the assistant messages so, and a server names its stream's message
+    (``AiSdkStream(message_id=answer_id(...))``) so: what a client rebuilt has the stored ids.
+    """
+    return user_message_id + ":answer"
+
+
+def check_history(sent: Iterable[Any], history: ChatInit | Iterable[HistoryEntry], *,
+                  waiting: Iterable[str] = ()) -> None:
+    """Refuse the messages a client sent unless they are the stored conversation, or its beginning.
+
+    >>> from ..events import ChatEntry, UserEntry
+    >>> stamp = "2024-05-01T12:00:00Z"
+    >>> stored = [UserEntry(id="u1", content="Recipes?", timestamp=stamp), ChatEntry(id="m1", content="None.", timestamp=stamp)]
+    >>> mine = ui_messages(stored)
+    >>> check_history(mine, stored), check_history(mine[:1], stored), check_history([], stored)
+    (None, None, None)
+    >>> mine[1]["parts"][0]["text"] = "You have 3 recipes."
+    >>> try:
+    ...     check_history(mine, stored)
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    value messages[1]: differs from the stored conversation (send the stored messages, or only the new one)
+
+    Each message is held against the stored one at its place (``ui_messages``) by its id, its
+    role and what it says: the text of its text parts, and each tool part's call id, tool name
+    and state (done, failed or open; a done call's output ``content`` too). Other parts (steps,
+    reasoning, ``data-*``, files) are not compared. A message past the stored ones is refused
+    (code ``unexpected``), a differing one with code ``value``. The tool calls in ``waiting``
+    (their approval or a client's result is being answered) are held by id and name only.
+    """
+    stored = ui_messages(history)
+    held = frozenset(waiting)
+    for i, message in enumerate(sent):
+        path = join("messages", i)
+        if i >= len(stored):
+            raise ValidationError("is not in the stored conversation (send the stored messages, or only the new one)",
+                                  path, "unexpected")
+        if not _agrees(_digest(message, path, held), _digest(stored[i], path, held)):
+            raise ValidationError("differs from the stored conversation (send the stored messages, or only the new one)",
+                                  path, "value")
+
+
+def _agrees(sent: tuple[Any, ...], stored: tuple[Any, ...]) -> bool:
+    """Return whether a sent message says what the stored one does (a client's unfinished view of it may lag)."""
+    if sent[:2] != stored[:2] or len(sent[2]) != len(stored[2]):
+        return False
+    if sent[1] == "user":
+        return bool(sent[2] == stored[2])
+    for mine, kept in zip(sent[2], stored[2]):
+        if mine[0] != kept[0]:
+            return False
+        if mine[0] == "text":  # a text the client stopped (state streaming) is the beginning of the stored one
+            if not (mine[1] == kept[1] or (mine[2] and kept[1].startswith(mine[1]))):
+                return False
+        elif mine[1:3] != kept[1:3] or (mine[3:] != kept[3:] and mine[3:] != ("open",)):
+            return False
+    return True
+
+
+def _digest(message: Any, path: str, waiting: frozenset[str]) -> tuple[Any, ...]:
+    """Return what ``check_history`` compares of one UI message: its id, role and what it says."""
+    data = obj(message, path)
+    message_id = text(data.get("id"), join(path, "id"), empty=False)
+    role = text(data.get("role"), join(path, "role"))
+    said: list[Any] = []
+    texts: list[str] = []
+    for j, item in enumerate(array(data.get("parts"), join(path, "parts"))):
+        at = join(join(path, "parts"), j)
+        part = obj(item, at)
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(text(part.get("text"), join(at, "text")))
+            said.append(("text", texts[-1], part.get("state") == "streaming"))
+        elif kind == "dynamic-tool" or (type(kind) is str and kind.startswith("tool-")):
+            call = text(part.get("toolCallId"), join(at, "toolCallId"))
+            name = part.get("toolName") if kind == "dynamic-tool" else kind[5:]
+            state = part.get("state")
+            output = part.get("output")
+            if call in waiting:
+                said.append(("tool", call, name))
+            elif state == "output-available" and not part.get("preliminary"):
+                said.append(("tool", call, name, "done", output.get("content") if isinstance(output, dict) else output))
+            elif state in ("output-error", "output-denied"):
+                said.append(("tool", call, name, "failed"))
+            else:  # approval-responded claims a decision nobody waits for: it agrees with nothing stored
+                said.append(("tool", call, name, "responded" if state == "approval-responded" else "open"))
+    return (message_id, role, "\n".join(texts) if role == "user" else tuple(said))

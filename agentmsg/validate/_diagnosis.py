@@ -94,6 +94,8 @@ def check(run: Run, name: str, text: str, line: int) -> None:
                 run.invalid += 1
             else:
                 run.accept(kind.name)
+            if kind.tally is not None:
+                run.tally(kind, doc, line)
             _write(run, name, text, line, kind, [(problem, "warning") for problem in found])
             return
         attempts.append((kind, problems, warnings_of(run, kind, doc, problems)))
@@ -105,6 +107,8 @@ def check(run: Run, name: str, text: str, line: int) -> None:
     # got furthest into the document before its first problem.
     best_kind, best, notes = max(attempts, key=lambda attempt: (
         specificity(attempt[0], doc), -len(attempt[1]), len(parse_path(attempt[1][0][0]))))
+    if best_kind.tally is not None:
+        run.tally(best_kind, doc, line)
     if len(attempts) > 1:
         others = [(kind.name, problems[0]) for kind, problems, _ in attempts if kind is not best_kind]
         row, column = position(text, line, "")

@@ -86,7 +86,7 @@ def _parallel(run: Run, name: str, path: str, workers: int, pieces: Iterable[Pie
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_ignore_interrupts) as pool:
         tasks = ((path, begin, end, line, run.kind, run.max_bytes, run.quiet, run.strict) for begin, end, line in pieces)
-        for error, reports, documents, accepted, invalid, findings, size in pool.imap(_work, tasks):
+        for error, reports, documents, accepted, invalid, findings, size, tallies in pool.imap(_work, tasks):
             if error is not None:
                 raise OSError(*error)
             for report in reports:
@@ -95,6 +95,7 @@ def _parallel(run: Run, name: str, path: str, workers: int, pieces: Iterable[Pie
             for kind, count in accepted.items():
                 run.accept(kind, count)
             run.invalid += invalid
+            run.merge_tallies(tallies)
             run.findings += findings - sum(report[4] != "note" for report in reports)
             if progress is not None:
                 progress.advance(size, run.documents, run.findings)
@@ -123,5 +124,5 @@ def _work(task: tuple[str, int, int | None, int, str | None, int, bool, bool]) -
 
             check_lines(run, "", line_blocks(read, max_bytes), lineno)
     except OSError as exc:
-        return (exc.errno, exc.strerror), [], 0, {}, 0, 0, size
-    return None, run.reports, run.documents, run.accepted, run.invalid, run.findings, size
+        return (exc.errno, exc.strerror), [], 0, {}, 0, 0, size, {}
+    return None, run.reports, run.documents, run.accepted, run.invalid, run.findings, size, run.tallies

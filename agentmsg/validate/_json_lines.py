@@ -156,6 +156,8 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                         check(run, name, line.rstrip("\r"), lineno)
                 else:
                     fast[kind] = counted(kind, 0) + 1
+                    if kind.tally is not None:  # a training dataset: summed up for the file's summary
+                        run.tally(kind, doc, lineno)
     finally:
         for kind, count in fast.items():
             run.documents += count

@@ -23,7 +23,9 @@ checker is that check run over the whole array), so a big file of one is checked
 The checkers of agentmsg's own documents are here; those of providers' (``_provider_kinds``,
 ``_error_bodies``) and MCP's (``_mcp_rules``) documents load with their modules when a document
 of theirs is checked. A kind with ``auto=False`` is never detected: only ``--kind`` chooses it
-(the Ollama request and tools, which take what an OpenAI one refuses).
+(the Ollama request and tools, which take what an OpenAI one refuses; the training datasets'
+lines, which look like a Bedrock request). A training dataset's kind also gives ``tally``, the
+summary of a file of its examples (``_datasets``).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class Kind:
     items: Callable[[], Items] | None = None  # an array kind's check, fed one element at a time
     auto: bool = True  # False: never detected, chosen only with --kind
     fields: Node | None = None  # the fields its documents may hold (``_fields``); None: not looked at
+    tally: Callable[[], Any] | None = None  # a training dataset's per-file summary (``_datasets.Tally``)
 
 
 class _Fields:
@@ -457,6 +460,15 @@ _REGISTRY: tuple[Kind, ...] = (
          fields("output", "stopReason"), _later("..providers.bedrock", "parse_response")),
     _array("bedrock_stream", "a recorded Bedrock ConverseStream: an array of events {messageStart: ...}, ...",
            items("messageStart"), _stream(_later("..providers.bedrock", "StreamParser")), "an array of stream chunks"),
+    Kind("openai_finetune", "a line of an OpenAI chat fine-tuning file {messages, tools, parallel_tool_calls} (--kind only)",
+         fields("messages", absent=("model",)), _later("._datasets", "check_openai_finetune"), auto=False,
+         tally=_later("._datasets", "OpenAITally")),
+    Kind("openai_preference", "a line of an OpenAI preference (DPO) file {input, preferred_output, non_preferred_output}",
+         fields("input", "preferred_output", "non_preferred_output"), _later("._datasets", "check_openai_preference"),
+         tally=_later("._datasets", "OpenAITally")),
+    Kind("hf_chat", "a row of a Hugging Face chat dataset {messages: [{role, content, tool_calls}], tools} (--kind only)",
+         fields("messages", absent=("model",)), _later("._datasets", "check_hf_chat"), auto=False,
+         tally=_later("._datasets", "Tally")),
 )
 
 _REGISTRY = tuple(replace(kind, fields=FIELDS.get(kind.name)) for kind in _REGISTRY)

@@ -30,7 +30,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import IO
+from typing import IO, Any
 
 from ._registry import KINDS, Kind
 
@@ -62,6 +62,10 @@ def render_path(path: str) -> str:
     if not path:
         return "$"
     return printable("$" + path if path[0] == "[" else "$." + path)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def prog() -> str:
@@ -105,6 +109,9 @@ class Run:
         self.accepted: dict[str, int] = {}  # valid documents by the kind that accepted them
         self.unreadable: list[dict[str, str]] = []
         self.warnings: list[warnings.WarningMessage] = []
+        self.tallies: dict[str, Any] = {}  # a training dataset's kind -> its Tally, for the file being read
+        self.datasets: list[dict[str, Any]] = []  # the summaries of the files read, for --format json
+        self._file_start = (0, 0)  # the documents and invalid documents counted before this file
         self._first = True
         self._shown = self._hidden = 0  # the lines of this file written, and not
         if self.json and not self.quiet:
@@ -138,6 +145,22 @@ class Run:
         """Count ``count`` valid documents, accepted as ``kind``."""
         self.valid += count
         self.accepted[kind] = self.accepted.get(kind, 0) + count
+
+    def tally(self, kind: Kind, doc: Any, line: int) -> None:
+        """Sum up ``doc``, an example of the training dataset ``kind`` found on ``line``."""
+        tally = self.tallies.get(kind.name)
+        if tally is None and kind.tally is not None:
+            tally = self.tallies[kind.name] = kind.tally()
+        if tally is not None:
+            tally.add(doc, line)
+
+    def merge_tallies(self, tallies: dict[str, Any]) -> None:
+        """Add a worker's sums (``--jobs``) to this file's."""
+        for name, other in tallies.items():
+            if name in self.tallies:
+                self.tallies[name].merge(other)
+            else:
+                self.tallies[name] = other
 
     def report(
         self, name: str, line: int | None, column: int | None, problem: Problem, kind: str | None,
@@ -200,6 +223,28 @@ class Run:
             note = f"{self._hidden} more {noun} in this file (--max-problems {self.max_problems} are shown)"
             self.report(name, None, None, ("", "more", note), None, "note")
         self._shown = self._hidden = 0
+        for kind, tally in self.tallies.items():
+            self._summary(name, kind, tally)
+        self.tallies = {}
+        self._file_start = (self.documents, self.invalid)
+
+    def _summary(self, name: str, kind: str, tally: Any) -> None:
+        """Write the summary of a file of training examples (text), or keep it for the JSON report."""
+        documents, invalid = self.documents - self._file_start[0], self.invalid - self._file_start[1]
+        sums = tally.as_dict()
+        if self.json:
+            self.datasets.append({"file": name, "kind": kind, "documents": documents, "invalid": invalid, **sums})
+        else:
+            longest = f"; longest example {sums['longest_characters']:,} characters (line {sums['longest_line']})" if (
+                sums["examples"]) else ""
+            self.write(printable(
+                f"{name}: {_plural(documents, 'example')} ({invalid:,} invalid): {_plural(sums['messages'], 'message')}, "
+                f"{_plural(sums['trained'], 'assistant message')} trained on, {_plural(sums['tool_calls'], 'tool call')}"
+                f"{longest} [{kind}]"
+            ) + "\n")
+        note = tally.note(documents)
+        if note is not None:
+            self.report(name, None, None, ("", "size", note), kind, "note")
 
     def cannot_read(self, name: str, exc: OSError) -> None:
         """Record a file that could not be read (exit status 2)."""
@@ -211,8 +256,10 @@ class Run:
         """Write the summary; return the exit status."""
         accepted = sorted(self.accepted.items(), key=lambda item: (-item[1], item[0]))
         if self.json:
-            counts = {"documents": self.documents, "valid": self.valid, "invalid": self.invalid,
-                      "accepted": dict(accepted)}
+            counts: dict[str, Any] = {"documents": self.documents, "valid": self.valid, "invalid": self.invalid,
+                                      "accepted": dict(accepted)}
+            if self.datasets:
+                counts["datasets"] = self.datasets
             tail = json.dumps({"unreadable": self.unreadable, **counts})[1:]
             self.write(("{" if self.quiet else ("\n], " if not self._first else "], ")) + tail + "\n")
         else:

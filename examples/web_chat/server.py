@@ -110,12 +110,15 @@ from agentmsg.agent import AgentStateError, AgentTurn  # noqa: E402
 from agentmsg.errors import ProcessingError, ValidationError  # noqa: E402
 from agentmsg.events import (  # noqa: E402
     ChatCancel,
+    ChatInit,
     ChatInitRequest,
     ChatRequest,
     Completion,
     ImageAttachment,
     SessionReducer,
     ToolApprovalResponse,
+    ToolEntry,
+    UserEntry,
     close_interrupted,
     decode,
     encode,
@@ -126,7 +129,8 @@ from agentmsg.io.execution import ApprovalPolicy  # noqa: E402
 from agentmsg.io.mcp import McpClient  # noqa: E402
 from agentmsg.io.store import MessageStore  # noqa: E402
 from agentmsg.providers import anthropic, ollama, openai  # noqa: E402
-from agentmsg.ui import Decision, agui, aisdk  # noqa: E402
+from agentmsg.tools import ToolDefinition  # noqa: E402
+from agentmsg.ui import Decision, ToolResult, agui, aisdk  # noqa: E402
 
 log = logging.getLogger("web_chat")
 R = TypeVar("R")
@@ -207,17 +211,27 @@ def scripted_model(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
     The recipes scenario: to the user's question it answers with a short text and a call to the
     MCP tool ``list_recipes``; to the tool's result, with the final answer listing the recipes.
+    A message that names another tool the request offers (a browser's tool) gets a call to that
+    tool, and its result is answered with "The browser says: <result>".
     """
     last = body["messages"][-1]
     content = last["content"]
     if isinstance(content, list) and content and content[0].get("type") == "tool_result":
         result = content[0]["content"]
         text = result if isinstance(result, str) else " ".join(b.get("text", "") for b in result)
+        asked = [b["name"] for b in body["messages"][-2]["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if asked and asked[0] != "list_recipes":
+            return _anthropic_stream(_paced(re.findall(r"\S+\s*", "The browser says: " + text)), None)
         names = [line for line in text.split("\n") if line]
         answer = f"You have {len(names)} recipes: " + (", ".join(names[:-1]) + " and " + names[-1]
                                                       if len(names) > 1 else "".join(names)) + "."
         return _anthropic_stream(_paced(re.findall(r"\S+\s*", answer)), None)
     seen_image = isinstance(content, list) and any(block.get("type") == "image" for block in content)
+    said = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    browser = [tool["name"] for tool in body.get("tools", []) if tool["name"] != "list_recipes" and tool["name"] in said]
+    if browser:
+        call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": browser[0], "input": {"dish": "Omelette"}}
+        return _anthropic_stream(_paced(["Let me ", "ask your browser."]), call)
     opening = ("I see your picture. " if seen_image else "") + "Let me check your cookbook."
     call = {"id": f"toolu_{uuid.uuid4().hex[:12]}", "name": "list_recipes", "input": {}}
     return _anthropic_stream(_paced(re.findall(r"\S+\s*", opening)), call)
@@ -846,9 +860,10 @@ class ChatServer:
     async def claim(self, session: Session) -> None:
         """Mark the session's turn as running, here (no await between the check and the mark) and for every process."""
         if session.busy:
-            waiting = session.turn is not None and session.turn.state == "approval"
-            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + (
-                " (it waits for tool:approval:response or chat:cancel)" if waiting else ""), 409)
+            state = session.turn.state if session.turn is not None else None
+            hint = {"approval": " (it waits for tool:approval:response or chat:cancel)",
+                    "client": " (it waits for its browser tools' results, or chat:cancel)"}.get(state or "", "")
+            raise ClientError("busy", "conversation_id", "conversation_id: a turn is already running" + hint, 409)
         session.busy = True
         try:
             if not await self.directory.lock(session.id):
@@ -958,12 +973,17 @@ class ChatServer:
         except (ProcessingError, ValidationError) as exc:
             log.error("the store cannot keep the answer's draft (%s %s)", type(exc).__name__, getattr(exc, "code", ""))
 
-    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any]) -> str:
-        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``."""
+    async def turn(self, session: Session, request: ChatRequest, sink: Callable[[str, Any], Any],
+                   client_tools: tuple[ToolDefinition, ...] = ()) -> str:
+        """Run one turn for ``request`` (claimed), passing every event, in order, to the coroutine ``sink``.
+
+        ``client_tools`` run in the caller's browser: the turn pauses (state ``client``) for their results.
+        """
         session.reader = StreamReader()
 
         def work() -> str:
             turn = session.turn = AgentTurn(self.provider, session.history, request, mcp=[self.recipes],
+                                            client_tools=client_tools,
                                             policy=self.policy, params=self.params, on_event=session.on_event,
                                             store=self.store, conversation_id=session.id)
             return turn.run(self.model_for(session)).status
@@ -1116,6 +1136,8 @@ class ChatServer:
             await self.api_chat(scope, receive, send)
         elif path in UI_ENDPOINTS and method == "POST":
             await self.api_ui(UI_ENDPOINTS[path], scope, receive, send)
+        elif path == "/api/aisdk" and method == "GET":
+            await self.ui_history(scope, send)
         elif path in ("/", "/socket.io.min.js", "/api/chat", *UI_ENDPOINTS):
             await _json(send, 405, ClientError("method", "method", "method: not allowed here").payload())
         else:
@@ -1187,32 +1209,62 @@ class ChatServer:
             return
         translator: agui.AguiRun | aisdk.AiSdkStream
         request: ChatRequest | None = None
+        sent: tuple[Any, ...] = ()
+        answers: list[tuple[str, ToolResult]] = []  # the client's tools' results: (call id, result)
         try:
             payload = _parse_body(body)
             if protocol == "agui":
                 run_input = agui.parse_run_input(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = run_input.thread_id, run_input.message, run_input.decisions
+                message_id, tools, results = run_input.message_id, run_input.tools, run_input.results
             else:
                 chat_input = aisdk.parse_request(payload, max_image_bytes=MAX_IMAGE)
                 session_id, message, decisions = chat_input.chat_id, chat_input.message, chat_input.decisions
+                message_id, sent, tools, results = chat_input.message_id, chat_input.sent, chat_input.tools, chat_input.results
+            self.check_client_tools(tools)
             user = _http_user(headers)
             if message is not None:
                 request = self.stamped(_chat_request(message, session_id))
                 session = await self.session(session_id, user)
                 waiting = session.turn
-                if session.busy and waiting is not None and waiting.state == "approval" and session.outbox is None:
+                paused = (session.busy and waiting is not None and waiting.state in ("approval", "client")
+                          and session.outbox is None)
+                if protocol == "aisdk" and (paused or not session.busy):
+                    self.check_history(session, sent)
+                if paused:
+                    assert waiting is not None
                     # an HTTP client cannot send chat:cancel: its new message ends the turn it left waiting
                     await self.cancel_waiting(session, waiting, SUPERSEDED)
                 await self.claim(session)
                 self.ui_paused.pop(session.id, None)
+                init = session.reducer.to_init()
+                # the client's id for its message, where that keeps what it holds equal to the store: always for
+                # the AI SDK (check_history), for AG-UI on a new thread (later, MESSAGES_SNAPSHOT gives the ids)
+                if (message_id is not None and SESSION_ID.fullmatch(message_id) and not session.reducer.knows(message_id)
+                        and (protocol == "aisdk" or not init.messages)):
+                    request = replace(request, id=message_id)
                 if protocol == "agui":
-                    translator = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id)
+                    history = None
+                    if init.messages:  # a thread with history: the run begins with MESSAGES_SNAPSHOT
+                        entry = UserEntry(id=request.id, content=request.message, timestamp=request.timestamp or now())
+                        history = replace(init, messages=(*init.messages, entry))
+                    translator = agui.AguiRun(thread_id=session.id, run_id=run_input.run_id, history=history)
                 else:
-                    translator = aisdk.AiSdkStream(message_id=f"msg_{uuid.uuid4().hex}")
+                    assert request.id is not None
+                    translator = aisdk.AiSdkStream(message_id=aisdk.answer_id(request.id))
                 opening: list[dict[str, Any]] = []
             else:
-                session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions)
-                opening = translator.resume(run_input.run_id) if isinstance(translator, agui.AguiRun) else translator.resume()
+                if decisions:
+                    session, turn, translator = await self.ui_decide(protocol, session_id, user, decisions, sent)
+                else:
+                    session, turn, translator, answers = await self.ui_results(protocol, session_id, user, results, sent)
+                if isinstance(translator, agui.AguiRun):
+                    opening = translator.resume(run_input.run_id, history=answered_history(session, turn, answers))
+                else:
+                    opening = translator.resume()
+        except HistoryConflict as error:
+            await _json(send, error.status, error.payload())
+            return
         except (ValidationError, ClientError) as exc:
             refusal = exc if isinstance(exc, ValidationError) else ValidationError(exc.error.split(": ", 1)[-1], exc.path, exc.code)
             events = agui.error_events(refusal) if protocol == "agui" else aisdk.error_chunks(refusal)
@@ -1223,18 +1275,86 @@ class ChatServer:
                 start = request
 
                 async def run(sink: Callable[[str, Any], Any]) -> str:
-                    return await self.turn(session, start, sink)
+                    return await self.turn(session, start, sink, tools)
             else:
+                def go_on() -> str:
+                    for call_id, result in answers:  # the client's results, then the turn goes on
+                        turn.answer(call_id, result.content, is_error=result.is_error)
+                    return turn.run(self.model_for(session)).status
+
                 async def run(sink: Callable[[str, Any], Any]) -> str:
-                    return await self.drive(session, sink, lambda: turn.run(self.model_for(session)).status)
+                    return await self.drive(session, sink, go_on)
 
             await self.ui_stream(session, request, protocol, translator, opening, run, send, receive)
         finally:
             await self.release(session)
 
-    async def ui_decide(self, protocol: str, session_id: str, user: str,
-                        decisions: tuple[Decision, ...]) -> tuple[Session, AgentTurn, Any]:
-        """Apply the answers to a turn paused for approval over ``protocol``; return it and its translator."""
+    def check_client_tools(self, tools: tuple[ToolDefinition, ...]) -> None:
+        """Refuse a front-end tool that has the name of one of the server's own tools."""
+        own = {tool.name for tool in self.recipes.tools()}
+        for i, tool in enumerate(tools):
+            if tool.name in own:
+                raise ValidationError("the server has a tool of this name; rename the client's", f"tools[{i}].name", "unique")
+
+    async def ui_results(self, protocol: str, session_id: str, user: str, results: tuple[ToolResult, ...],
+                         sent: tuple[Any, ...]) -> tuple[Session, AgentTurn, Any, list[tuple[str, ToolResult]]]:
+        """Check the results of the client's tools for a turn waiting for them; return it, its translator and the answers.
+
+        Each result must answer a call the turn waits for (an unknown id, or one answered already,
+        is refused), and every such call needs one. The AI SDK resends the whole assistant message:
+        its other tool parts are held against the stored chat and are not results.
+        """
+        session, turn = await self.running(session_id, user)
+        translator = self.ui_paused.get(session.id)
+        kind = agui.AguiRun if protocol == "agui" else aisdk.AiSdkStream
+        if turn.state != "client" or not isinstance(translator, kind):
+            raise ClientError("protocol", "messages", "messages: no run of this protocol waits for tool results in this session",
+                              409)
+        calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
+        waiting = {item.id for item in turn.client_calls}
+        if protocol == "aisdk":
+            self.check_history(session, sent, [turn.tool_messages[call_id] for call_id in waiting])
+            results = tuple(result for result in results if calls.get(result.id) in waiting)
+        answers: dict[str, ToolResult] = {}
+        for result in results:
+            call_id = calls.get(result.id)
+            if call_id not in waiting or call_id in answers:
+                raise ClientError("unknown", "messages", "messages: no tool call of this session waits for a result under "
+                                  "this id", 409)
+            answers[call_id] = result
+        if set(answers) != waiting:
+            raise ClientError("value", "messages", "messages: every tool call the client runs needs its result")
+        del self.ui_paused[session.id]  # from here on, no other request answers these calls
+        return session, turn, translator, list(answers.items())
+
+    async def ui_history(self, scope: dict[str, Any], send: Any) -> None:
+        """Answer ``GET /api/aisdk?id=<chat id>`` with the caller's stored chat as ``{"messages": UIMessage[]}``.
+
+        What a client that joins a chat (a new tab, a reload) starts ``useChat`` from; the ids are
+        those ``check_history`` holds the next request's messages to.
+        """
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            try:
+                query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=4)
+            except ValueError:  # more fields than a chat's id needs
+                raise ClientError("size", "query", "query: only id=<chat id> is read") from None
+            ids = query.get("id", [])
+            if len(ids) != 1:
+                raise ClientError("missing", "id", "id: name the chat once: GET /api/aisdk?id=<chat id>")
+            session = await self.session(ids[0], _http_user(headers))
+            messages = aisdk.ui_messages(session.reducer.to_init())
+        except ClientError as error:
+            await _json(send, error.status, error.payload())
+            return
+        await _json(send, 200, {"messages": messages})
+
+    async def ui_decide(self, protocol: str, session_id: str, user: str, decisions: tuple[Decision, ...],
+                        sent: tuple[Any, ...] = ()) -> tuple[Session, AgentTurn, Any]:
+        """Apply the answers to a turn paused for approval over ``protocol``; return it and its translator.
+
+        ``sent``: the AI SDK client's messages, held against the stored conversation first.
+        """
         where = "resume" if protocol == "agui" else "messages"
         session, turn = await self.running(session_id, user)
         translator = self.ui_paused.get(session.id)
@@ -1243,6 +1363,7 @@ class ChatServer:
             raise ClientError("protocol", where, f"{where}: no run of this protocol waits for approval in this session", 409)
         calls = {message_id: call_id for call_id, message_id in turn.tool_messages.items()}
         pending = {item.id for item in turn.pending}
+        self.check_history(session, sent, [turn.tool_messages[call_id] for call_id in pending])
         chosen: dict[str, Decision] = {}
         for decision in decisions:
             call_id = calls.get(decision.id)
@@ -1263,6 +1384,13 @@ class ChatServer:
                 turn.deny(call_id, decision.reason)
         del self.ui_paused[session.id]
         return session, turn, translator
+
+    def check_history(self, session: Session, sent: tuple[Any, ...], waiting: Iterable[str] = ()) -> None:
+        """Refuse an AI SDK client's messages that are not the session's stored conversation (or its beginning)."""
+        try:
+            aisdk.check_history(sent, session.reducer.to_init(), waiting=waiting)
+        except ValidationError as exc:
+            raise HistoryConflict(exc.code, exc.path, str(exc), 409) from None
 
     async def ui_stream(self, session: Session, request: ChatRequest | None, protocol: str, translator: Any,
                         opening: list[dict[str, Any]], run: Callable[[Callable[[str, Any], Any]], Any],
@@ -1310,10 +1438,42 @@ class ChatServer:
             status = await run(sink)
         finally:
             watch.cancel()
-        if status == "approval":
+        waiting: list[str] = []
+        if status in ("approval", "client"):
             self.ui_paused[session.id] = translator
-        await write(b"".join(aisdk.sse(event) for event in translator.close()) + (aisdk.DONE if protocol == "aisdk" else b""),
-                    False)
+            if status == "client" and session.turn is not None:
+                waiting = [session.turn.tool_messages[item.id] for item in session.turn.client_calls]
+        closing = translator.close(waiting)
+        await write(b"".join(aisdk.sse(event) for event in closing) + (aisdk.DONE if protocol == "aisdk" else b""), False)
+
+
+def answered_history(session: Session, turn: AgentTurn, answers: list[tuple[str, ToolResult]]) -> ChatInit | None:
+    """Return the session's history as it is once the client's tool results are in (None without results).
+
+    An AG-UI run that goes on from them begins with it as ``MESSAGES_SNAPSHOT``: the client's own
+    tool messages give way to the stored results, so later snapshots keep the client's messages in place.
+    """
+    if not answers:
+        return None
+    init = session.reducer.to_init()
+    done = {turn.tool_messages[call_id]: result for call_id, result in answers}
+    stamp = now()
+    entries = []
+    for entry in init.messages:
+        result = done.get(entry.id) if isinstance(entry, ToolEntry) else None
+        if result is not None:
+            error = (result.content or "the tool failed") if result.is_error else None
+            try:
+                entry = replace(entry, status="completed" if error is None else "error", content=result.content,
+                                completed_at=stamp, error=error)
+            except ValidationError:  # the run goes on without the snapshot: the results are taken already
+                return None
+        entries.append(entry)
+    return replace(init, messages=tuple(entries))
+
+
+class HistoryConflict(ClientError):
+    """A front-end's messages that differ from the stored conversation: answered with HTTP 409 and a JSON body."""
 
 
 def _not_yours(user: str) -> ClientError:
