@@ -13,13 +13,16 @@ in its ``metadata``::
 ``to_dict`` puts under the field's key, and what ``repr`` shows after ``name=``. A field at its
 default (None, or a false default such as ``False`` or ``()``) is left out of both, unless its
 row says ``always`` (or ``repr_always``, for repr only); a field without a default is always
-there. ``dataclasses.field(repr=False)`` keeps a field out of repr.
+there. ``dataclasses.field(repr=False)`` keeps a field out of repr. A row may also say that the
+class's checks keep the field at its default unless an earlier optional field is set
+(``requires``) or unset (``excludes``): ``ChatMessage.is_error`` requires ``tool_call_id``.
 
 From that table the functions below write Python source and compile it with ``exec``, the way
 ``dataclasses`` writes ``__init__``, in the globals of the class's module, so the expressions
 name what hand-written code there would. The generated code is what a careful hand would
-write (a dict literal, one test per optional key; ``SOURCE`` keeps it, to read), so it costs
-what hand-written code costs; no call loops over the table. Each function is compiled once, on
+write (``to_dict`` tests each optional key that can be there and returns one dict literal per
+shape; ``SOURCE`` keeps it, to read), so it costs what hand-written code costs; no call loops
+over the table. Each function is compiled once, on
 its first use, not when the module loads: compiling them all would add ~12% to the first
 ``from agentmsg import ChatMessage``.
 
@@ -39,13 +42,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields as dataclass_fields
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 __all__ = ["SOURCE", "builder", "from_table", "list_to_dict", "mutable_twin", "new", "raw_setters", "row"]
 
 _T = TypeVar("_T", bound=type)
 _ROW = "agentmsg.row"
-_PLAIN = ("$", "repr($)", False, False, None)  # the row of a field without one
+_TREE_KEYS = 5  # optional keys to_dict branches on: at most 2**5 dict literals
 
 new = object.__new__  # a blank instance, for decoders that store through raw setters
 
@@ -73,36 +76,57 @@ def mutable_twin(cls: type) -> type:
     return type(f"_{cls.__name__}Twin", (), {"__slots__": cls.__dict__["__slots__"], "__module__": cls.__module__})
 
 
+class _Row(NamedTuple):
+    """How ``to_dict`` and ``repr`` show a field: ``row``'s arguments."""
+
+    to_dict: str = "$"
+    repr: str = "repr($)"
+    always: bool = False
+    repr_always: bool = False
+    after: str | None = None
+    requires: str | None = None
+    excludes: str | None = None
+    implied: Mapping[str, str] | None = None
+
+
 def row(
     to_dict: str = "$", repr: str = "repr($)", *, always: bool = False, repr_always: bool = False,
-    after: str | None = None,
+    after: str | None = None, requires: str | None = None, excludes: str | None = None,
+    implied: Mapping[str, str] | None = None,
 ) -> Mapping[str, Any]:
     """Return a field's ``metadata``: how ``to_dict`` and ``repr`` show it (``$`` is its value).
 
     ``always``: in both even at its default; ``repr_always``: in repr even at its default;
     ``after``: its key follows that field's in ``to_dict`` (else keys follow the fields' order).
+    ``requires`` / ``excludes``: the class's checks let the field leave its default only when
+    that earlier optional field has left its own / is at its own; ``to_dict`` then tests it
+    only where it can be there. ``implied``: where the named optional field is set, ``to_dict``
+    writes this constant source instead (``{"tool_call_id": '"tool"'}`` for the role).
     """
-    return {_ROW: (to_dict, repr, always, repr_always, after)}
+    return {_ROW: _Row(to_dict, repr, always, repr_always, after, requires, excludes, implied)}
 
 
-def _table(cls: type) -> list[tuple[str, Any, tuple[Any, ...], bool]]:
+_PLAIN_ROW = _Row()  # the row of a field without one
+
+
+def _table(cls: type) -> list[tuple[str, Any, _Row, bool]]:
     """Return (name, default or MISSING, row, shown by repr) per field, in the fields' order."""
     table = []
     for f in dataclass_fields(cls):
         default = f.default if f.default_factory is MISSING else f.default_factory()
         if default is not MISSING and default is not None and default:
             raise TypeError(f"{cls.__qualname__}.{f.name}: a default must be None or false, to be left out")
-        table.append((f.name, default, f.metadata.get(_ROW, _PLAIN), f.repr))
+        table.append((f.name, default, f.metadata.get(_ROW, _PLAIN_ROW), f.repr))
     return table
 
 
-def _key_order(table: list[tuple[str, Any, tuple[Any, ...], bool]]) -> list[tuple[str, Any, tuple[Any, ...], bool]]:
+def _key_order(table: list[tuple[str, Any, _Row, bool]]) -> list[tuple[str, Any, _Row, bool]]:
     """Return the table in ``to_dict``'s key order: a row with ``after`` moves behind that field."""
     ordered = list(table)
     for entry in table:
-        if entry[2][4] is not None:
+        if entry[2].after is not None:
             ordered.remove(entry)
-            ordered.insert([name for name, *_ in ordered].index(entry[2][4]) + 1, entry)
+            ordered.insert([name for name, *_ in ordered].index(entry[2].after) + 1, entry)
     return ordered
 
 
@@ -113,38 +137,80 @@ def _changed(value: str, default: Any) -> str | None:
     return f"{value} is not None" if default is None else value
 
 
-def _dict_lines(cls: type, obj: str, tag: tuple[str, str] | None) -> tuple[list[str], str]:
-    """Return the lines that build ``obj``'s dict, and the expression that is the dict after them."""
-    lines: list[str] = []
-    literal = [f"{tag[0]!r}: {tag[1]!r}"] if tag else []
-    stores: list[str] = []
-    for name, default, (expr, _, always, _, _), _ in _key_order(_table(cls)):
-        test = None if always else _changed(f"v_{name}", default)
-        value = f"{obj}.{name}"
-        if test is not None or expr.count("$") > 1:
-            lines.append(f"v_{name} = {value}")
-            value = f"v_{name}"
-        item = expr.replace("$", value)
-        if test is None and not stores:  # a key of the leading literal
-            literal.append(f"{name!r}: {item}")
-        elif test is None:
-            stores.append(f"out[{name!r}] = {item}")
-        else:
-            stores += [f"if {test}:", f"    out[{name!r}] = {item}"]
-    if not stores:
-        return lines, "{" + ", ".join(literal) + "}"
-    return [*lines, "out = {" + ", ".join(literal) + "}", *stores], "out"
+def _dict_lines(cls: type, obj: str, tag: tuple[str, str] | None, sink: str) -> list[str]:
+    """Return the lines that put ``obj``'s dict in ``sink`` (``return {}``, ``out_list.append({})``).
+
+    The lines branch on the first ``_TREE_KEYS`` optional keys, one ``if``/``else`` each, down to
+    one dict literal per combination: a literal costs less than a dict filled key by key. Keys
+    past those are stored one by one.
+    """
+    table = _key_order(_table(cls))
+    head = [(-1, f"{tag[0]!r}: {tag[1]!r}")] if tag else []
+    for i, (name, _, shown, _) in enumerate(table):
+        for other in (shown.requires, shown.excludes):
+            if other is not None and other not in [earlier for earlier, *_ in table[:i]]:
+                raise TypeError(f"{cls.__qualname__}.{name}: {other!r} must be a field whose key comes before")
+
+    def field(i: int) -> tuple[list[str], str | None, str]:
+        """Return the lines that load field ``i``, its test (None: always there) and its ``key: value``."""
+        name, default, shown, _ = table[i]
+        if shown.to_dict.count("$") < 2:  # read where it is used: cheaper than a local when it is absent
+            test = None if shown.always else _changed(f"{obj}.{name}", default)
+            return [], test, f"{name!r}: " + shown.to_dict.replace("$", f"{obj}.{name}")
+        test = None if shown.always else _changed(f"v_{name}", default)
+        return [f"v_{name} = {obj}.{name}"], test, f"{name!r}: " + shown.to_dict.replace("$", f"v_{name}")
+
+    def leaf(literal: list[tuple[int, str]], present: frozenset[str]) -> str:
+        """Return the dict literal of a shape: a field's ``implied`` constant where its condition holds."""
+        items = []
+        for j, item in literal:  # j is -1 for the tag
+            name, implied = table[j][0], (table[j][2].implied if j >= 0 else None) or {}
+            known = [value for other, value in implied.items() if other in present]
+            items.append(f"{name!r}: {known[0]}" if known else item)
+        return "{" + ", ".join(items) + "}"
+
+    def branch(i: int, literal: list[tuple[int, str]], present: frozenset[str]) -> list[str]:
+        lines: list[str] = []
+        for j in range(i, len(table)):
+            name, _, shown, _ = table[j]
+            if (shown.requires is not None and shown.requires not in present) or shown.excludes in present:
+                continue  # at its default here, by the class's checks
+            load, test, item = field(j)
+            lines += load
+            if test is None:
+                literal = [*literal, (j, item)]
+            elif len(present) < _TREE_KEYS:
+                with_it = branch(j + 1, [*literal, (j, item)], present | {name})
+                without = branch(j + 1, literal, present | {f"-{name}"})
+                return [*lines, f"if {test}:", *_indent(with_it), "else:", *_indent(without)]
+            else:
+                return [*lines, f"out = {leaf(literal, present)}", *stores(j), sink.format("out")]
+        return [*lines, sink.format(leaf(literal, present))]
+
+    def stores(i: int) -> list[str]:
+        lines: list[str] = []
+        for j in range(i, len(table)):
+            load, test, item = field(j)
+            key, value = item.split(": ", 1)
+            lines += [*load, f"out[{key}] = {value}"] if test is None else [*load, f"if {test}:", f"    out[{key}] = {value}"]
+        return lines
+
+    return branch(0, head, frozenset())
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
 
 
 def _repr_lines(cls: type) -> list[str]:
     """Return the body of ``__repr__``: ``Name(field=shown, ...)``, fields at their default left out."""
     first: list[str] = []  # the leading fields that are always shown
     lines: list[str] = []
-    for name, default, (_, expr, always, repr_always, _), in_repr in _table(cls):
+    for name, default, shown, in_repr in _table(cls):
         if not in_repr:
             continue
-        test = None if always or repr_always else _changed(f"v_{name}", default)
-        item = f"{name + '='!r} + " + expr.replace("$", f"self.{name}" if test is None else f"v_{name}")
+        test = None if shown.always or shown.repr_always else _changed(f"v_{name}", default)
+        item = f"{name + '='!r} + " + shown.repr.replace("$", f"self.{name}" if test is None else f"v_{name}")
         if test is None and not lines:
             first.append(item)
         elif test is None:
@@ -170,11 +236,10 @@ def from_table(*, tag: tuple[str, str] | None = None) -> Callable[[_T], _T]:
     ({'type': 'note', 'text': 'hi', 'tags': ['a']}, Note(text=2))
     >>> print(SOURCE["Note.to_dict"], end="")
     def to_dict(self):
-        v_tags = self.tags
-        out = {'type': 'note', 'text': self.text}
-        if v_tags:
-            out['tags'] = list(v_tags)
-        return out
+        if self.tags:
+            return {'type': 'note', 'text': self.text, 'tags': list(self.tags)}
+        else:
+            return {'type': 'note', 'text': self.text}
 
     ``tag`` is a constant first key of the dict (``"type": "text"``), not a field.
     """
@@ -208,13 +273,13 @@ class _OnFirstUse:
 
 def _write_to_dict(cls: type) -> Callable[..., Any]:
     tag = _TAGS[cls]
-    lines, result = _dict_lines(cls, "self", tag)
+    lines = _dict_lines(cls, "self", tag, "return {}")
     keys = [f'"{tag[0]}"'] if tag else []
-    for name, default, (_, _, always, _, _), _ in _key_order(_table(cls)):
-        keys.append(f'"{name}"' if always or default is MISSING else f'"{name}"?')
+    for name, default, shown, _ in _key_order(_table(cls)):
+        keys.append(f'"{name}"' if shown.always or default is MISSING else f'"{name}"?')
     optional = any(key.endswith("?") for key in keys)
     doc = f"Return {{{', '.join(keys)}}}" + (": a key marked ? is left out at its default." if optional else ".")
-    return _compile(cls, "to_dict", "self", [*lines, f"return {result}"], {}, doc)
+    return _compile(cls, "to_dict", "self", lines, {}, doc)
 
 
 def _write_repr(cls: type) -> Callable[..., Any]:
@@ -283,9 +348,8 @@ def _write_builder(cls: type) -> Callable[..., Any]:
 
 def list_to_dict(cls: type) -> Callable[[Any], list[dict[str, Any]]]:
     """Return ``to_dicts(items)``: ``[item.to_dict() for item in items]`` without a call per item (after ``from_table``)."""
-    lines, result = _dict_lines(cls, "item", _TAGS[cls])
-    body = ["out_list = []", "for item in items:", *(f"    {line}" for line in lines),
-            f"    out_list.append({result})", "return out_list"]
+    lines = _dict_lines(cls, "item", _TAGS[cls], "out_list.append({})")
+    body = ["out_list = []", "for item in items:", *_indent(lines), "return out_list"]
     return _compile(cls, "to_dicts", "items", body, {}, f"Return the dicts of a sequence of {cls.__name__}.")
 
 

@@ -152,16 +152,18 @@ class ChatMessage:
     ``tool_call_id`` and ``is_error``.
     """
 
-    role: MessageRole = field(metadata=row(to_dict="ROLE_NAMES[$]", repr="ROLE_NAMES[$]"))
+    role: MessageRole = field(metadata=row(to_dict="ROLE_NAMES[$]", repr="ROLE_NAMES[$]", implied={
+        "tool_call_id": '"tool"', "tool_calls": '"assistant"', "reasoning": '"assistant"'}))
     content: Content = field(default=None, metadata=row(
         to_dict="$ if type($) is str else [part.to_dict() for part in $]",
         repr='count(len($), "char" if type($) is str else "part")'))
     tool_calls: tuple[ToolCall, ...] = field(default=(), metadata=row(
-        to_dict="tool_calls_to_dicts($)", repr='"[" + ", ".join([f"{call.id}:{call.name}" for call in $]) + "]"'))
+        to_dict="tool_calls_to_dicts($)", repr='"[" + ", ".join([f"{call.id}:{call.name}" for call in $]) + "]"',
+        excludes="tool_call_id"))
     tool_call_id: str | None = field(default=None, metadata=row(after="role"))
-    is_error: bool = False
+    is_error: bool = field(default=False, metadata=row(requires="tool_call_id"))
     reasoning: tuple[ReasoningPart, ...] = field(default=(), metadata=row(
-        to_dict="[part.to_dict() for part in $]", repr='"[" + ", ".join([sized(part.text) for part in $]) + "]"'))
+        excludes="tool_call_id", to_dict="[part.to_dict() for part in $]", repr='"[" + ", ".join([sized(part.text) for part in $]) + "]"'))
 
     to_dict: ClassVar[Callable[[ChatMessage], dict[str, Any]]]  # written by from_table, as __repr__ is
 

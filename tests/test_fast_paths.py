@@ -424,3 +424,61 @@ def test_each_generated_function_takes_the_place_of_its_stand_in() -> None:
         assert f"{cls.__name__}.to_dict" in SOURCE
     for module, name in ((agentmsg.messages, "_make"), (agentmsg.tools, "_build_call"), (agentmsg.content, "_build_source")):
         assert type(getattr(module, name)) is FunctionType, name
+
+
+def test_chat_message_to_dict_returns_one_dict_literal_per_shape() -> None:
+    from agentmsg._construct import SOURCE
+
+    ChatMessage.user("hi").to_dict()
+    source = SOURCE["ChatMessage.to_dict"]
+    # tool messages: content and is_error; the others: content, tool_calls and reasoning
+    assert "out[" not in source and source.count("return {") == 2 * 2 + 2 * 2 * 2
+    assert source.count("if self.is_error:") == 2 and source.count("if self.reasoning:") == 4
+    # the role is a constant where another field tells it: only user, system and a plain assistant look it up
+    assert source.count("ROLE_NAMES[self.role]") == 2 and source.count("'role': \"tool\"") == 4
+
+
+def test_to_dict_past_the_branched_keys_stores_the_rest_in_order() -> None:
+    import itertools
+
+    from agentmsg._construct import SOURCE, from_table, row
+
+    names = [f"k{i}" for i in range(7)]
+
+    @from_table()
+    @dataclasses.dataclass(frozen=True, slots=True, repr=False)
+    class Wide:
+        first: str
+        k0: int | None = None
+        k1: int | None = None
+        k2: int | None = None
+        k3: int | None = None
+        k4: int | None = None
+        k5: int | None = None
+        k6: int | None = dataclasses.field(default=None, metadata=row(to_dict="[$, $]"))
+
+    for present in itertools.product((False, True), repeat=len(names)):
+        values = {name: i for i, (name, on) in enumerate(zip(names, present)) if on}
+        expected = {"first": "x", **values}
+        if "k6" in values:
+            expected["k6"] = [6, 6]
+        assert json.dumps(Wide("x", **values).to_dict()) == json.dumps(expected)  # type: ignore[attr-defined]
+    source = SOURCE[f"{Wide.__qualname__}.to_dict"]
+    assert source.count("out = {") == 2**5 and source.count("out['k6'] = [v_k6, v_k6]") == 2**5
+
+
+def test_a_row_that_requires_a_later_field_is_refused() -> None:
+    from agentmsg._construct import from_table, row
+
+    @from_table()
+    @dataclasses.dataclass(frozen=True, slots=True, repr=False)
+    class Backwards:
+        flag: bool = dataclasses.field(default=False, metadata=row(requires="name"))
+        name: str | None = None
+
+    try:
+        Backwards().to_dict()  # type: ignore[attr-defined]
+    except TypeError as exc:
+        assert "'name' must be a field whose key comes before" in str(exc)
+    else:
+        raise AssertionError("requires= naming a later key must be refused")

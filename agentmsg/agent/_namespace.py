@@ -21,6 +21,7 @@ from ..io.mcp import Cancellation, McpClient, McpError, McpToolResult
 from ..io.mcp.protocol import ProgressCallback
 from ..io.mcp.tools import McpToolFunction
 from ..records import ToolResultRecord
+from ..tools import ToolDefinition
 
 CallProgress = Callable[[str, float, "float | None", "str | None"], None]
 
@@ -93,3 +94,17 @@ class ToolNamespace:
             return McpToolResult.from_dict(thaw_json(record.output))
         except McpError:
             return None
+
+
+def checked_client_tools(definitions: Iterable[ToolDefinition], tools: ToolRegistry) -> tuple[ToolDefinition, ...]:
+    """Return the client tools' definitions; a name they repeat, or share with the turn's tools, is refused."""
+    out = tuple(definitions)
+    names: set[str] = set()
+    for i, definition in enumerate(out):
+        if not isinstance(definition, ToolDefinition):
+            raise TypeError(f"client_tools[{i}] must be a ToolDefinition, got {type(definition).__name__}")
+        if definition.name in names or definition.name in tools:
+            raise ValidationError(f"the tool name {definition.name!r} is offered twice; rename one", f"client_tools[{i}]",
+                                  "unique")
+        names.add(definition.name)
+    return out

@@ -94,7 +94,7 @@ from ..providers import Response
 from ..records import RequestedToolCall, ToolRequest, ToolResultRecord
 from ..streaming import ReasoningDelta, ToolCallDelta
 from ..tools import ToolDefinition
-from ._namespace import ToolNamespace
+from ._namespace import ToolNamespace, checked_client_tools
 from ._report import Reporter
 
 __all__ = ["AgentTurn", "Outcome", "Provider", "State"]
@@ -218,7 +218,7 @@ class AgentTurn:
         self._namespace = ToolNamespace(tools, mcp, self._report.tool_progress)
         self.tools = self._namespace.registry
         self.executor = ToolExecutor(self.tools, policy, timeout=tool_timeout)
-        self.client_tools = _client_tools(client_tools, self.tools)
+        self.client_tools = checked_client_tools(client_tools, self.tools)
         self.state: State = "model"
         self.steps = 0
         self.outcome: Outcome | None = None
@@ -335,7 +335,7 @@ class AgentTurn:
                          exception=exc, code="tool")
         if self.client_tools and self._namespace.clients and self.state != "done":
             try:  # an MCP server's new list may have taken a client tool's name
-                _client_tools(self.client_tools, self.tools)
+                checked_client_tools(self.client_tools, self.tools)
             except ValidationError as exc:
                 self._finish("error", error=_describe_failure("the tools could not be offered", exc), exception=exc,
                              code="tool")
@@ -671,20 +671,6 @@ class AgentTurn:
             except AgentStateError:
                 if not self._ended():  # not a cancel that came first: a real misuse
                     raise
-
-
-def _client_tools(definitions: Iterable[ToolDefinition], tools: ToolRegistry) -> tuple[ToolDefinition, ...]:
-    """Return the client tools' definitions; a name they repeat, or share with the turn's tools, is refused."""
-    out = tuple(definitions)
-    names: set[str] = set()
-    for i, definition in enumerate(out):
-        if not isinstance(definition, ToolDefinition):
-            raise TypeError(f"client_tools[{i}] must be a ToolDefinition, got {type(definition).__name__}")
-        if definition.name in names or definition.name in tools:
-            raise ValidationError(f"the tool name {definition.name!r} is offered twice; rename one", f"client_tools[{i}]",
-                                  "unique")
-        names.add(definition.name)
-    return out
 
 
 def _close_stream(answer: Any) -> None:

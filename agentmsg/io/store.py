@@ -54,14 +54,12 @@ import json
 import math
 import os
 import re
-import socket
 import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlsplit
 
 from .._checks import check_nonempty, map_items, type_name
 from .._frozen import check_json_object, thaw_json
@@ -70,6 +68,10 @@ from ..errors import ProcessingError, ValidationError
 from ..messages import ChatMessage
 from ..roles import MessageRole
 from ._dialects import DIALECTS, POSTGRESQL, SQLITE, Connection, Cursor, Dialect
+from ._store_connection import (
+    Watchdog, WatchedCursor, close_quietly, detect_dialect, dialect_of_error, is_broken, redacted, rollback,
+    sqlite_factory,
+)
 
 __all__ = ["MessageStore", "StoreError", "SCHEMA_VERSION", "MAX_CONVERSATION_ID"]
 
@@ -227,7 +229,7 @@ class MessageStore:
         self._lock = threading.Lock()
         self._conn: Connection | None = None
         self._closed = False
-        self._watchdog: _Watchdog | None = None
+        self._watchdog: Watchdog | None = None
         known: Dialect | None = None if dialect is None else DIALECTS[dialect]
         if isinstance(database, (str, os.PathLike)):
             path = os.fspath(database)
@@ -237,9 +239,9 @@ class MessageStore:
                 raise ValidationError("must not be empty (use ':memory:' for a database in memory)", "path", "value")
             implied: Dialect
             if _URL.match(path):
-                self._factory, self._path, implied = _url_factory(path, self._timeout), _redacted(path), POSTGRESQL
+                self._factory, self._path, implied = _url_factory(path, self._timeout), redacted(path), POSTGRESQL
             else:
-                self._factory, self._path, implied = _sqlite_factory(path, self._timeout), path, SQLITE
+                self._factory, self._path, implied = sqlite_factory(path, self._timeout), path, SQLITE
             if known is not None and known is not implied:
                 raise TypeError(f"dialect={dialect!r} contradicts the database given (a {implied.name} one)")
             known = implied
@@ -249,11 +251,11 @@ class MessageStore:
         else:
             raise TypeError(f"database must be a path, a postgresql:// URL or a connection factory, got {type_name(database)}")
         conn = self._connect_raw()
-        self._dialect: Dialect = known if known is not None else _detect(conn)
+        self._dialect: Dialect = known if known is not None else detect_dialect(conn)
         try:
             self._open(conn)
         except BaseException:
-            _close_quietly(conn)
+            close_quietly(conn)
             raise
         self._conn = conn
 
@@ -266,7 +268,7 @@ class MessageStore:
         except Exception as exc:
             if not _driver_error(exc):
                 raise
-            dialect = getattr(self, "_dialect", None) or _dialect_of_error(exc)
+            dialect = getattr(self, "_dialect", None) or dialect_of_error(exc)
             kind = dialect.classify(exc)
             raise _store_error("open" if kind in ("io", "lost") else kind, dialect.detail(exc), self._timeout) from None
 
@@ -299,8 +301,8 @@ class MessageStore:
         if not self._dialect.watched:
             return cursor
         if self._watchdog is None:
-            self._watchdog = _Watchdog(2 * self._timeout + 1.0)
-        return _WatchedCursor(cursor, conn, self._watchdog)
+            self._watchdog = Watchdog(2 * self._timeout + 1.0)
+        return WatchedCursor(cursor, conn, self._watchdog)
 
     def _disarm(self, cursor: Cursor) -> None:
         """Close a cursor from ``_cursor`` and stop timing it (before the connection may be closed)."""
@@ -346,7 +348,7 @@ class MessageStore:
             try:
                 self._open(conn)
             except BaseException:
-                _close_quietly(conn)
+                close_quietly(conn)
                 raise
             self._conn = conn
         return self._conn
@@ -372,9 +374,9 @@ class MessageStore:
                     if not _driver_error(exc):
                         raise
                     kind = self._dialect.classify(exc)
-                    if kind == "lost" or _broken(conn):
+                    if kind == "lost" or is_broken(conn):
                         self._conn = None
-                        _close_quietly(conn)
+                        close_quietly(conn)
                         kind = "lost"
                     if not (write and kind == "transient" and time.monotonic() < deadline):
                         raise _store_error(kind, self._dialect.detail(exc), self._timeout) from None
@@ -456,7 +458,7 @@ class MessageStore:
                                    (_meta_json(merged), conversation_id, last[0]))
                 cursor.execute("COMMIT")
             except BaseException:
-                _rollback(cursor)
+                rollback(cursor)
                 raise
             return last is not None
 
@@ -481,7 +483,7 @@ class MessageStore:
                 )
                 cursor.execute("COMMIT")
             except BaseException:
-                _rollback(cursor)
+                rollback(cursor)
                 raise
 
         self._sql(write, write=True)
@@ -568,7 +570,7 @@ class MessageStore:
                 self._watchdog.stop()
             if self._conn is not None:
                 conn, self._conn = self._conn, None
-                _close_quietly(conn)
+                close_quietly(conn)
 
     def __del__(self) -> None:
         # A store dropped without close() closes its connection (Python 3.13 warns otherwise).
@@ -577,7 +579,7 @@ class MessageStore:
             watchdog.stop()
         conn = getattr(self, "_conn", None)
         if conn is not None:
-            _close_quietly(conn)
+            close_quietly(conn)
 
     def __enter__(self) -> "MessageStore":
         return self
@@ -588,93 +590,6 @@ class MessageStore:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         return f"MessageStore({self._path!r}, {state})"
-
-
-class _Watchdog:
-    """Cut a connection's socket when a statement gets no answer within ``limit`` seconds.
-
-    The server bounds its own work (``statement_timeout``); this is for a server that stopped
-    answering altogether (frozen, or the network gone), where no server-side timeout can fire
-    and the driver would wait forever. Shutting the socket down makes the waiting driver call
-    fail at once as a lost connection; the store then drops it and connects again next time.
-    One thread per store, started on its first timed statement, idle while nothing runs.
-    """
-
-    def __init__(self, limit: float) -> None:
-        self._limit = limit
-        self._cond = threading.Condition(threading.Lock())
-        self._conn: Connection | None = None
-        self._deadline: float | None = None
-        self._thread: threading.Thread | None = None
-        self._stopped = False
-
-    def arm(self, conn: Connection) -> None:
-        """Start (or restart) the clock for a statement on ``conn``."""
-        with self._cond:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="agentmsg-store-watchdog", daemon=True)
-                self._thread.start()
-            idle = self._deadline is None
-            self._conn, self._deadline = conn, time.monotonic() + self._limit
-            if idle:
-                self._cond.notify()
-
-    def disarm(self) -> None:
-        with self._cond:
-            self._conn = self._deadline = None
-
-    def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._conn = self._deadline = None
-            self._cond.notify()
-
-    def _run(self) -> None:
-        with self._cond:
-            while not self._stopped:
-                if self._deadline is None:
-                    self._cond.wait()
-                    continue
-                left = self._deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
-                    continue
-                _cut(self._conn)
-                self._conn = self._deadline = None
-
-
-def _cut(conn: Connection) -> None:
-    """Shut a connection's socket down (both ways) so that a driver waiting on it returns."""
-    try:
-        duplicate = socket.socket(fileno=os.dup(conn.fileno()))
-    except Exception:  # noqa: BLE001 - no socket (closed already, or a driver without fileno): nothing to cut
-        return
-    try:
-        duplicate.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    finally:
-        duplicate.close()
-
-
-class _WatchedCursor:
-    """A DB-API cursor whose ``execute`` and ``executemany`` run under the watchdog's clock."""
-
-    __slots__ = ("_cursor", "_conn", "_watchdog")
-
-    def __init__(self, cursor: Cursor, conn: Connection, watchdog: _Watchdog) -> None:
-        self._cursor, self._conn, self._watchdog = cursor, conn, watchdog
-
-    def execute(self, *args: Any) -> Any:
-        self._watchdog.arm(self._conn)
-        return self._cursor.execute(*args)
-
-    def executemany(self, *args: Any) -> Any:
-        self._watchdog.arm(self._conn)
-        return self._cursor.executemany(*args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._cursor, name)
 
 
 def _migrate(conn: Connection, cursor: Cursor, dialect: Dialect) -> None:
@@ -691,53 +606,8 @@ def _migrate(conn: Connection, cursor: Cursor, dialect: Dialect) -> None:
             dialect.write_version(cursor, SCHEMA_VERSION)
         cursor.execute("COMMIT")
     except BaseException:
-        _rollback(cursor)
+        rollback(cursor)
         raise
-
-
-def _rollback(cursor: Cursor) -> None:
-    """Roll back the cursor's transaction if one is open; a failure here changes nothing (already gone)."""
-    conn = getattr(cursor, "connection", None)
-    if getattr(conn, "in_transaction", True) is False:  # sqlite3 says; others are asked
-        return
-    try:
-        cursor.execute("ROLLBACK")
-    except Exception:  # noqa: BLE001 - the server may have ended it already (disk full, connection lost)
-        pass
-
-
-def _close_quietly(conn: Connection) -> None:
-    try:
-        conn.close()
-    except Exception:  # noqa: BLE001 - closing a broken connection may fail; it is gone either way
-        pass
-
-
-def _broken(conn: Connection) -> bool:
-    """Tell whether a connection can no longer be used (psycopg's ``closed`` or ``broken``)."""
-    return bool(getattr(conn, "broken", False)) or getattr(conn, "closed", False) is True
-
-
-def _detect(conn: Connection) -> Dialect:
-    """Recognize the dialect from the connection's driver module, or ask the caller to name it."""
-    module = type(conn).__module__.partition(".")[0]
-    if module == "sqlite3":
-        return SQLITE
-    if module in ("psycopg", "psycopg2"):
-        return POSTGRESQL
-    _close_quietly(conn)
-    raise TypeError(f"cannot tell the SQL dialect of a {module} connection: pass dialect='sqlite' or 'postgresql'")
-
-
-def _dialect_of_error(exc: BaseException) -> Dialect:
-    return SQLITE if type(exc).__module__.partition(".")[0] == "sqlite3" else POSTGRESQL
-
-
-def _sqlite_factory(path: str, timeout: float) -> Callable[[], Connection]:
-    def connect() -> Connection:
-        return sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-
-    return connect
 
 
 def _url_factory(url: str, timeout: float) -> Callable[[], Connection]:
@@ -762,18 +632,6 @@ def _url_factory(url: str, timeout: float) -> Callable[[], Connection]:
         return psycopg.connect(url, autocommit=True, **extra)
 
     return connect
-
-
-def _redacted(url: str) -> str:
-    """Return ``scheme://user@host:port/dbname`` of a URL: no password, no query (it may hold one)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-        user = f"{unquote(parts.username)}@" if parts.username else ""
-    except ValueError:
-        return f"{url.partition('://')[0]}://..."
-    return f"{parts.scheme}://{user}{host}{port}{parts.path}"
 
 
 def _newer(version: int) -> StoreError:

@@ -2,8 +2,8 @@
 
 Theory of operation. ``McpClient`` speaks JSON-RPC 2.0 through a transport (``.transport``): it
 runs the ``initialize`` handshake, then sends requests and notifications. It keeps one table of
-requests waiting for their reply, keyed by id: a reply fills its entry and wakes the caller, a
-reply nobody waits for any more is dropped, so concurrent requests share one connection and every
+requests waiting for their reply, keyed by id (``PendingRequests``): a reply fills its entry and
+wakes the caller, a reply nobody waits for any more is dropped, so concurrent requests share one connection and every
 wait is bounded by its deadline. A request that times out or is cancelled (``Cancellation``)
 tells the server with ``notifications/cancelled``; when a Streamable HTTP server ended the
 session (404), the client runs ``initialize`` again and sends the request once more (``_send``).
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._frozen import thaw_json
 from ...tools import ToolDefinition
+from ._bookkeeping import PendingRequests, Subscriptions, weak_callback
 from .elicitation import Elicitor
 from .sampling import Sampler
 from .server_requests import McpRoot, ServerRequests, check_log_level, check_roots
@@ -62,28 +63,6 @@ _NOTIFICATION_NAMES = {
     "notifications/resources/list_changed": "resources",
     "notifications/prompts/list_changed": "prompts",
 }
-
-
-class _Waiter:
-    __slots__ = ("event", "reply", "error", "on_progress")
-
-    def __init__(self, on_progress: ProgressCallback | None) -> None:
-        self.event = threading.Event()
-        self.reply: dict[str, Any] | None = None
-        self.error: McpError | None = None
-        self.on_progress = on_progress
-
-
-def _weak(method: Callable[..., None]) -> Callable[..., None]:
-    """Return a callback that calls ``method`` while its object lives (threads must not keep it)."""
-    ref = weakref.WeakMethod(method)
-
-    def call(*args: Any) -> None:
-        target = ref()
-        if target is not None:
-            target(*args)
-
-    return call
 
 
 class McpClient:
@@ -154,12 +133,10 @@ class McpClient:
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
         self.server_requests = ServerRequests(
-            self.name, _weak(self._answer), sampling=sampling, elicitation=elicitation, roots=roots,
+            self.name, weak_callback(self._answer), sampling=sampling, elicitation=elicitation, roots=roots,
             handler_timeout=handler_timeout,
         )
-        self._lock = threading.Lock()
-        self._waiting: dict[int, _Waiter] = {}
-        self._next_id = 1
+        self._pending = PendingRequests()
         self._session = 0  # counts the HTTP sessions the server ended (see _send)
         self._renewing = threading.Lock()
         self._started = False
@@ -168,7 +145,7 @@ class McpClient:
         self._tools_stale = True
         self.skipped_tools: tuple[SkippedTool, ...] = ()  # what the last list_tools left out
         self._stale = {"resources": True, "prompts": True}
-        self._subscribed: dict[str, int] = {}  # URI -> its version (bumped by each update)
+        self._subscribed = Subscriptions()
         self.server_info: Mapping[str, Any] = {}
         self.capabilities: Mapping[str, Any] = {}
         self.protocol_version: str | None = None
@@ -197,7 +174,7 @@ class McpClient:
             raise RuntimeError("this client was already started; make a new McpClient to restart")
         self._started = True
         try:
-            self.transport.open(_weak(self._deliver), _weak(self._lost))
+            self.transport.open(weak_callback(self._deliver), weak_callback(self._lost))
         except McpError as exc:
             self._dead = exc
             raise self._error(exc.message, exc.code) from None
@@ -214,7 +191,7 @@ class McpClient:
             self._dead = McpError("closed by the client", "closed")
         self.server_requests.close()
         self._finalizer()
-        self._fail_waiting(self._dead)
+        self._pending.fail_all(self._dead)
 
     def _error(self, message: str, code: str, **extra: Any) -> McpError:
         return McpError(f"MCP server {self.name!r}: {message}", code, stderr=self.stderr_tail, **extra)
@@ -231,30 +208,19 @@ class McpClient:
         """The connection ended: every waiting request fails with ``error``."""
         if self._dead is None:
             self._dead = error
-        self._fail_waiting(error)
-
-    def _fail_waiting(self, error: McpError) -> bool:
-        """Fail every request waiting for a reply with ``error``; return whether one waited."""
-        with self._lock:
-            waiting, self._waiting = self._waiting, {}
-        for waiter in waiting.values():
-            waiter.error = error
-            waiter.event.set()
-        return bool(waiting)
+        self._pending.fail_all(error)
 
     def _deliver(self, message: dict[str, Any] | McpError) -> None:
         """Dispatch one message from the server (runs on the transport's thread)."""
         if isinstance(message, McpError):
             # an unreadable message: whoever waits cannot get a reply from it
-            if not self._fail_waiting(message):
+            if not self._pending.fail_all(message):
                 log.warning("MCP server %r: %s", self.name, message.message)
             return
         if "method" in message:
             self._serve(message)
             return
-        request_id = message.get("id")
-        with self._lock:
-            found = self._waiting.pop(request_id, None) if isinstance(request_id, int) else None
+        found = self._pending.take(message.get("id"))
         if found is None:
             log.debug("MCP server %r: dropping a reply nobody waits for", self.name)
             return
@@ -277,10 +243,7 @@ class McpClient:
         elif method == "notifications/cancelled":
             self.server_requests.cancelled(params)
         elif method == "notifications/resources/updated":
-            uri = params.get("uri")
-            with self._lock:
-                if isinstance(uri, str) and uri in self._subscribed:
-                    self._subscribed[uri] += 1
+            self._subscribed.updated(params.get("uri"))
         elif method in _NOTIFICATION_NAMES:
             kind = _NOTIFICATION_NAMES[method]
             if kind == "tools":
@@ -310,9 +273,7 @@ class McpClient:
             log.debug("MCP server %r: could not answer its request: %s", self.name, exc.message)
 
     def _progress(self, params: dict[str, Any]) -> None:
-        token = params.get("progressToken")
-        with self._lock:
-            waiter = self._waiting.get(token) if isinstance(token, int) else None
+        waiter = self._pending.get(params.get("progressToken"))
         callback = waiter.on_progress if waiter is not None else None
         progress, total, note = params.get("progress"), params.get("total"), params.get("message")
         if callback is None or isinstance(progress, bool) or not isinstance(progress, (int, float)):
@@ -366,11 +327,7 @@ class McpClient:
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
             raise TypeError("timeout must be a positive number of seconds")
         deadline = time.monotonic() + limit
-        waiter = _Waiter(on_progress)
-        with self._lock:
-            request_id = self._next_id
-            self._next_id += 1
-            self._waiting[request_id] = waiter
+        request_id, waiter = self._pending.add(on_progress)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None or on_progress is not None:
             message["params"] = dict(params or {})
@@ -391,8 +348,7 @@ class McpClient:
         finally:
             if unwatch is not None:
                 unwatch()
-            with self._lock:
-                self._waiting.pop(request_id, None)
+            self._pending.take(request_id)
         if waiter.error is not None:
             error = waiter.error
             if error.code == "cancelled":
@@ -441,11 +397,7 @@ class McpClient:
 
     def _subscribe_again(self, deadline: float) -> None:
         """Subscribe the new session to what the old one was; each resource counts as changed (an update may be lost)."""
-        with self._lock:
-            uris = list(self._subscribed)
-            for uri in uris:
-                self._subscribed[uri] += 1
-        for uri in uris:
+        for uri in self._subscribed.all_updated():
             try:
                 self.request("resources/subscribe", {"uri": uri}, timeout=max(deadline - time.monotonic(), 0.001))
             except McpError as exc:
@@ -453,12 +405,10 @@ class McpClient:
 
     def _cancelled(self, request_id: int, cancel: Cancellation) -> None:
         """A ``Cancellation`` fired: wake the request's caller (which tells the server), end its POST."""
-        with self._lock:
-            waiter = self._waiting.pop(request_id, None)
+        waiter = self._pending.take(request_id)
         if waiter is None:
             return
-        waiter.error = McpError(cancel.reason or "cancelled", "cancelled")
-        waiter.event.set()
+        waiter.fail(McpError(cancel.reason or "cancelled", "cancelled"))
         abort = getattr(self.transport, "abort", None)
         if abort is not None:
             abort(request_id)
@@ -635,29 +585,24 @@ class McpClient:
         """
         if not isinstance(uri, str) or not uri:
             raise TypeError("uri must be a non-empty string")
-        with self._lock:  # before the request: an update may follow its reply at once
-            fresh = uri not in self._subscribed
-            self._subscribed.setdefault(uri, 0)
+        fresh = self._subscribed.add(uri)  # before the request: an update may follow its reply at once
         try:
             self.request("resources/subscribe", {"uri": uri})
         except BaseException:
             if fresh:
-                with self._lock:
-                    self._subscribed.pop(uri, None)
+                self._subscribed.drop(uri)
             raise
 
     def unsubscribe(self, uri: str) -> None:
         """Stop hearing about changes to ``uri`` (``resources/unsubscribe``)."""
         if not isinstance(uri, str) or not uri:
             raise TypeError("uri must be a non-empty string")
-        with self._lock:
-            self._subscribed.pop(uri, None)
+        self._subscribed.drop(uri)
         self.request("resources/unsubscribe", {"uri": uri})
 
     def resource_version(self, uri: str) -> int:
         """Return how many times the server said the subscribed resource ``uri`` was updated (0 if never)."""
-        with self._lock:
-            return self._subscribed.get(uri, 0)
+        return self._subscribed.version(uri)
 
     @property
     def resources_changed(self) -> bool:
