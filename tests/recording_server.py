@@ -64,7 +64,7 @@ def recording_server() -> Iterator[Recorder]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:

@@ -270,7 +270,7 @@ class _Quiet(http.server.ThreadingHTTPServer):
 def endpoint():
     server = _Quiet(("127.0.0.1", 0), _Endpoint)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield server

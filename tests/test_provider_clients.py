@@ -77,7 +77,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     recorder = Recorder()
-    thread = threading.Thread(target=recorder.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=recorder.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield recorder

@@ -405,7 +405,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
 @pytest.mark.e2e
 def test_model_openai_over_http_to_a_compatible_server(tmp_path: Path) -> None:
     fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread = threading.Thread(target=fake.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{fake.server_address[1]}/v1"
     try:
@@ -548,7 +548,7 @@ class ThinkingOpenAI(http.server.BaseHTTPRequestHandler):
 
 def openai_server(tmp_path: Path) -> tuple[http.server.ThreadingHTTPServer, threading.Thread, Server]:
     fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ThinkingOpenAI)
-    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread = threading.Thread(target=fake.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{fake.server_address[1]}/v1"
     try:

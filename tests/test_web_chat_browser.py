@@ -391,7 +391,7 @@ class ScriptedOpenAI(http.server.BaseHTTPRequestHandler):
 def model_env() -> Iterator[dict[str, str]]:
     """``ScriptedOpenAI`` on a free loopback port; the environment that points server.py at it."""
     fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ScriptedOpenAI)
-    thread = threading.Thread(target=fake.serve_forever, daemon=True)
+    thread = threading.Thread(target=fake.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield {"OPENAI_BASE_URL": f"http://127.0.0.1:{fake.server_address[1]}/v1"}
