@@ -184,7 +184,10 @@ def test_unknown_keys_are_reported_for_the_kinds_docs_validate_names(tmp_path: P
     assert {name for name, kind in KINDS.items() if kind.fields is not None} == set(re.findall(r"`(\w+)`", named))
     message = {"role": "user", "content": "Hi", "extra": 1}
     assert run(tmp_path, message)[1].splitlines()[0] == "F:4: $.extra: warning: unknown field, ignored by agentmsg [chat_message]"
-    assert run(tmp_path, {"model": "gpt-4o", "messages": [message]}) == (0, "1 document, 1 valid (1 openai_request), 0 invalid\n")
+    assert run(tmp_path, {"model": "gpt-4o", "messages": [message]}) == (0, "F:7: $.messages[0].extra: warning: unknown "
+                                                                         "field, ignored by agentmsg [openai_request]\n"
+                                                                         "1 document, 1 valid (1 openai_request), 0 invalid\n")
+    assert run(tmp_path, {"model": "gpt-4o", "messages": [message]}, "--strict")[0] == 1
 
 def test_strict_makes_every_warning_an_error(tmp_path: Path) -> None:
     tool = {"name": "wordy", "description": "x" * 2000, "parameters": {"type": "object"}}

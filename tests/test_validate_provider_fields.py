@@ -1,0 +1,307 @@
+"""The provider kinds' tables of known fields are their official SDKs' types, written as data.
+
+Each provider's table (``agentmsg/validate/_fields_<provider>.py``) is compiled here from the
+types its SDK declares for the wire: the request and message ``TypedDict``s, the response and
+stream models (pydantic, read by their aliases). A key typed as an open value (a ``Dict``, an
+``object``, ``Any``: a JSON Schema, metadata, tool arguments) is not looked into. The test fails
+when a table is stale; ``AGENTMSG_REGENERATE=1`` rewrites it from the installed SDK. Every real
+fixture must hold only known keys.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import contextlib
+import json
+import os
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typing_extensions as typing
+from test_validate_fields import END, render
+
+from agentmsg.validate._fields import Node, has_unknown_fields, unknown_fields
+from agentmsg.validate._registry import KINDS
+
+ROOT = Path(__file__).resolve().parent.parent
+BEGIN = "# -- written from the SDK's types by tests/test_validate_provider_fields.py (AGENTMSG_REGENERATE=1) --\n"
+WRAPPERS = (typing.Required, typing.NotRequired, typing.ReadOnly)
+OPEN = object()  # a value whose keys are anyone's
+_ARRAYS = {list, tuple, set, frozenset, collections.abc.Iterable, collections.abc.Sequence, collections.abc.Iterator}
+_MAPS = {dict, collections.abc.Mapping, collections.abc.MutableMapping}
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "model_fields")
+
+
+def _is_typed_dict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing.is_typeddict(tp)
+
+
+class Compiler:
+    """Read SDK types as nodes ``(keys, children, tag, variants)`` (see ``agentmsg.validate._fields``)."""
+
+    def __init__(self) -> None:
+        self.stack: list[Any] = []
+
+    def members(self, tp: Any, out: list[Any]) -> None:
+        """Gather the object types ``tp`` may be (OPEN for an open value), arrays looked through."""
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is typing.Annotated:
+            self.members(args[0], out)
+        elif origin in (typing.Union, types.UnionType, *WRAPPERS):
+            for arg in args:
+                self.members(arg, out)
+        elif origin in _ARRAYS:
+            for arg in args[:1]:
+                self.members(arg, out)
+        elif origin in _MAPS or tp in _MAPS or tp is Any or tp is object:
+            out.append(OPEN)
+        elif _is_typed_dict(tp) or _is_model(tp):
+            out.append(tp)
+        elif isinstance(tp, typing.TypeAliasType if hasattr(typing, "TypeAliasType") else ()):
+            self.members(tp.__value__, out)
+        # anything else (str, int, a Literal, None) holds no keys
+
+    def fields(self, tp: Any) -> dict[str, Any]:
+        """Return the wire keys of an object type and their types."""
+        if _is_model(tp):
+            return {(info.alias or name): info.annotation for name, info in tp.model_fields.items()}
+        found = {}
+        for name, hint in typing.get_type_hints(tp, include_extras=True).items():
+            alias = name
+            for extra in getattr(hint, "__metadata__", ()) if typing.get_origin(hint) is typing.Annotated else ():
+                alias = getattr(extra, "alias", None) or alias
+            if typing.get_origin(hint) in WRAPPERS:
+                inner = typing.get_args(hint)[0]
+                if typing.get_origin(inner) is typing.Annotated:
+                    for extra in inner.__metadata__:
+                        alias = getattr(extra, "alias", None) or alias
+            found[alias] = hint
+        return found
+
+    def constants(self, hint: Any) -> set[str]:
+        """Return the string constants a tag's type allows (empty: not a tag)."""
+        origin = typing.get_origin(hint)
+        if origin in (typing.Annotated, *WRAPPERS):
+            return self.constants(typing.get_args(hint)[0])
+        if origin is typing.Literal and all(isinstance(a, str) for a in typing.get_args(hint)):
+            return set(typing.get_args(hint))
+        return set()
+
+    def node(self, hints: list[Any]) -> Node | None:
+        """Return the node of a value of any of ``hints`` (None: open, or no object)."""
+        found: list[Any] = []
+        for hint in hints:
+            self.members(hint, found)
+        objects = list(dict.fromkeys(found))
+        if not objects or OPEN in objects or any(tp in self.stack for tp in objects):
+            return None  # an open value, a scalar, or a type inside itself (a JSON Schema): not looked into
+        self.stack.extend(objects)
+        try:
+            return self._objects(objects)
+        finally:
+            del self.stack[-len(objects):]
+
+    def _objects(self, objects: list[Any]) -> Node:
+        per_type = [self.fields(tp) for tp in objects]
+        keys: frozenset[str] = frozenset().union(*per_type)
+        hints: dict[str, list[Any]] = {}
+        for one in per_type:
+            for key, hint in one.items():
+                hints.setdefault(key, []).append(hint)
+        children = {}
+        for key in sorted(hints):
+            child = self.node(hints[key])
+            if child is not None:
+                children[key] = child
+        tag, variants = "", {}
+        if len(objects) > 1:
+            tags = [key for key in sorted(keys) if all(self.constants(one.get(key)) for one in per_type)]
+            if tags:
+                tag = "type" if "type" in tags else "role" if "role" in tags else tags[0]
+                by_value: dict[str, list[Any]] = {}
+                for tp, one in zip(objects, per_type):
+                    for value in self.constants(one[tag]):
+                        by_value.setdefault(value, []).append(tp)
+                for value in sorted(by_value):
+                    same = by_value[value]
+                    variants[value] = (keys, children, "", {}) if len(same) == len(objects) else self._objects(same)
+                if all(variant[:2] == (keys, children) for variant in variants.values()):
+                    tag, variants = "", {}
+        return keys, children, tag, variants
+
+
+# vLLM's additions to the OpenAI shapes (the kinds say "OpenAI (or vLLM)"), from vLLM's
+# vllm/entrypoints/openai/protocol.py: the request's sampling and extra parameters, the reasoning
+# of a message, the stop reason and token ids of a choice. agentmsg's codec writes and reads
+# ``reasoning_content``.
+class VllmMessage(typing.TypedDict, total=False):
+    role: typing.Literal["assistant"]
+    reasoning_content: str
+    reasoning: str
+
+
+VLLM_REQUEST = """best_of use_beam_search top_k min_p repetition_penalty length_penalty stop_token_ids
+include_stop_str_in_output ignore_eos min_tokens skip_special_tokens spaces_between_special_tokens
+truncate_prompt_tokens prompt_logprobs allowed_token_ids bad_words echo add_generation_prompt
+continue_final_message add_special_tokens documents chat_template chat_template_kwargs mm_processor_kwargs
+guided_json guided_regex guided_choice guided_grammar structural_tag guided_decoding_backend
+guided_whitespace_pattern priority request_id logits_processors return_tokens_as_token_ids cache_salt
+kv_transfer_params vllm_xargs include_reasoning""".split()
+VllmRequest = typing.TypedDict("VllmRequest", {"messages": list[VllmMessage], **dict.fromkeys(VLLM_REQUEST, object)},
+                               total=False)
+VllmChoice = typing.TypedDict("VllmChoice", {"message": VllmMessage, "delta": VllmMessage, "stop_reason": object,
+                                             "token_ids": object}, total=False)
+VllmResponse = typing.TypedDict("VllmResponse", {"choices": list[VllmChoice], "prompt_logprobs": object,
+                                                 "prompt_token_ids": object, "kv_transfer_params": object}, total=False)
+
+
+def openai_table() -> dict[str, Any]:
+    from openai.types.chat import (ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam,
+                                   ChatCompletionToolUnionParam, completion_create_params)
+    return {
+        "openai_request": [completion_create_params.CompletionCreateParams, VllmRequest],
+        "openai_messages": [ChatCompletionMessageParam, VllmMessage],
+        "openai_tool": [ChatCompletionToolUnionParam], "openai_tools": [ChatCompletionToolUnionParam],
+        "openai_response": [ChatCompletion, VllmResponse], "openai_stream": [ChatCompletionChunk, VllmResponse],
+    }
+
+
+# Each table module, the SDK it is written from, and its kinds' types.
+TABLES = {"openai": ("openai", openai_table)}
+
+
+def compiled(provider: str) -> dict[str, Node]:
+    _, kinds = TABLES[provider]
+    table = {}
+    for kind, hints in kinds().items():
+        node = Compiler().node(hints)
+        assert node is not None, kind
+        table[kind] = node
+    return table
+
+
+@pytest.mark.parametrize("provider", sorted(TABLES))
+def test_each_table_is_written_from_the_sdk_types(provider: str) -> None:
+    sdk, _ = TABLES[provider]
+    module = ROOT / "agentmsg" / "validate" / f"_fields_{provider}.py"
+    text = module.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    fresh = f"# {sdk} {__import__(sdk).__version__}\n" + render(compiled(provider))
+    if os.environ.get("AGENTMSG_REGENERATE") == "1" and text[start:end] != fresh:
+        module.write_text(text[:start] + fresh + text[end:], encoding="utf-8")
+        return
+    assert text[start:end] == fresh, f"stale: AGENTMSG_REGENERATE=1 rewrites it from {sdk}"
+    for kind in compiled(provider):
+        assert KINDS[kind].fields is not None, kind
+
+
+FIXTURES = [ROOT / "tests" / "data" / "provider-fixtures", Path("/work/shared/provider-fixtures")]
+
+
+def _fixture_documents() -> list[tuple[str, Any]]:
+    """Return every real payload: each fixture file's document (a recorded exchange: its request and response)."""
+    found = []
+    for root in FIXTURES:
+        for path in sorted(root.rglob("*.json")) if root.is_dir() else ():
+            if "raw" in path.relative_to(root).parts or path.name == "provenance.json":
+                continue
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            name = f"{root.parent.name}/{path.relative_to(root)}"
+            if isinstance(doc, dict) and {"request", "response"} <= doc.keys():
+                found += [(f"{name}:request", doc["request"]), (f"{name}:response", doc["response"])]
+            else:
+                found.append((name, doc))
+    tools: dict[str, list[Any]] = {}  # the real tools sent to each API, one by one and as one array
+    for number, line in enumerate((ROOT / "tests" / "data" / "real-tools" / "wire.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+        row = json.loads(line)
+        if row["sub"] in REAL_TOOLS and row["wire"] == REAL_TOOLS[row["sub"]]:
+            found.append((f"real-tools/{row['sub']}/wire.jsonl:{number}", row["tool"]))
+            tools.setdefault(row["sub"], []).append(row["tool"])
+    found += [(f"real-tools/{sub}/wire.jsonl", every) for sub, every in tools.items()]
+    assert len(found) > 200
+    return found
+
+
+# The hosts of the real tool definitions read, and the shape they are sent in.
+REAL_TOOLS = {"api.openai.com": "openai_chat"}
+
+
+def _kind_of(name: str, doc: Any) -> Any:
+    """Return the kind that accepts ``doc`` (a folder's own provider first: Ollama's kinds are chosen, not detected)."""
+    from agentmsg.validate._registry import candidates
+    folder = name.split("/")[1]
+    chosen = [kind for kind in KINDS.values() if not kind.auto and kind.name.startswith(folder + "_")]
+    tried = [kind for kind in chosen if kind.detect((type(doc) is list, frozenset(doc if type(doc) is dict else
+                                                                              doc[0] if doc and type(doc[0]) is dict else ())))]
+    for kind in [*tried, *candidates(doc)]:
+        try:
+            kind.check(doc)
+        except Exception:
+            continue
+        return kind
+    return None
+
+
+def test_every_real_fixture_holds_only_known_keys() -> None:
+    checked: dict[str, int] = {}
+    found = []
+    for name, doc in _fixture_documents():
+        kind = _kind_of(name, doc)
+        if kind is None or kind.fields is None:
+            continue  # an error body, a document no kind accepts, or a kind without a table
+        checked[kind.name] = checked.get(kind.name, 0) + 1
+        unknown = unknown_fields(kind.fields, doc)
+        assert has_unknown_fields(kind.fields, doc) is bool(unknown)
+        found += [f"{name}: {path} [{kind.name}]" for path in unknown]
+    assert found == []
+    assert {kind for provider in TABLES for kind in compiled(provider)} - set(checked) <= NO_FIXTURE, checked
+
+
+# The kinds with a table that no fixture is a document of.
+NO_FIXTURE: set[str] = set()
+
+
+def _core(kind: str) -> list[Any]:
+    cases = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(
+        (ROOT / "tests" / "data" / "core" / "valid").glob("*.json")) if "unknown_keys" not in path.stem]
+    found = [case["document"] for case in cases if case["kind"] == kind]
+    assert found
+    return found
+
+
+def test_what_the_openai_codec_writes_holds_only_known_keys() -> None:
+    from agentmsg import ChatMessage, ToolDefinition, ValidationError
+    from agentmsg.providers import openai
+    written = []
+    for doc in _core("chat_message"):
+        with contextlib.suppress(ValidationError):  # a local file image, a tool result alone: not sendable
+            written += openai.to_messages([ChatMessage.from_dict(doc)])
+    tools = openai.to_tools(ToolDefinition.from_dict(doc) for doc in _core("tool_definition"))
+    assert len(written) > 10 and tools
+    assert unknown_fields(KINDS["openai_messages"].fields, written) == []
+    assert unknown_fields(KINDS["openai_tools"].fields, tools) == []
+
+
+@pytest.mark.parametrize("kind, doc, paths", [
+    ("openai_request", {"model": "m", "messages": [{"role": "user", "content": "Hi", "extra": 1}]}, ["messages[0].extra"]),
+    ("openai_request", {"model": "m", "messages": [], "temprature": 0, "metadata": {"any": 1}, "extra_body": 1},
+     ["temprature", "extra_body"]),  # extra_body is the SDK's argument, not a key of the body
+    ("openai_messages", [{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+        "name": "f", "arguments": "{}", "argument": "{}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "ok",
+                                                              "name": "f"}],
+     ["[0].tool_calls[0].function.argument", "[1].name"]),  # a name is a user's or an assistant's, not a tool's
+    ("openai_tool", {"type": "function", "function": {"name": "f", "parameters": {"anything": {"goes": 1}},
+                                                      "strictt": True}}, ["function.strictt"]),
+    ("openai_response", {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x", "reasoning_content": "r",
+                                                               "thinking": "t"}}]}, ["choices[0].message.thinking"]),
+    ("openai_stream", [{"choices": [{"index": 0, "delta": {"content": "x"}, "stop_reason": None}], "usage": {
+        "prompt_tokens": 1, "prompt_token_details": {}}}], ["[0].usage.prompt_token_details"]),
+])
+def test_each_unknown_key_of_an_openai_document_is_named(kind: str, doc: Any, paths: list[str]) -> None:
+    assert unknown_fields(KINDS[kind].fields, doc) == paths
