@@ -112,11 +112,11 @@ def _generate(node: Node) -> Callable[[Any], bool]:
             if child[0] is None and not child[1] and not child[2]:
                 continue  # any key is known there
             inner, item = fresh("x"), fresh("y")
-            lines.extend((f"{indent}{inner} = {var}.get({field!r})", f"{indent}if type({inner}) is dict:",
-                          f"{indent}    {inner} = ({inner},)", f"{indent}elif type({inner}) is not list:",
-                          f"{indent}    {inner} = ()", f"{indent}for {item} in {inner}:",
-                          f"{indent}    if type({item}) is dict:"))
-            block(child, item, indent + "        ", True)
+            lines.extend((f"{indent}{inner} = {var}.get({field!r})", f"{indent}if {inner} is not None:",
+                          f"{indent}    if type({inner}) is dict:", f"{indent}        {inner} = ({inner},)",
+                          f"{indent}    elif type({inner}) is not list:", f"{indent}        {inner} = ()",
+                          f"{indent}    for {item} in {inner}:", f"{indent}        if type({item}) is dict:"))
+            block(child, item, indent + "            ", True)  # an absent key (most of them) costs a get and a test
         if len(lines) == start:
             lines.append(f"{indent}pass")
 
