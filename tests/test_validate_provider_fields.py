@@ -45,7 +45,7 @@ class Compiler:
     """Read SDK types as nodes ``(keys, children, tag, variants)`` (see ``agentmsg.validate._fields``)."""
 
     def __init__(self) -> None:
-        self.stack: list[Any] = []
+        self.stack: list[frozenset[Any]] = []  # the values being compiled, to stop at one inside itself
 
     def members(self, tp: Any, out: list[Any]) -> None:
         """Gather the object types ``tp`` may be (OPEN for an open value), arrays looked through."""
@@ -91,6 +91,9 @@ class Compiler:
             return self.constants(typing.get_args(hint)[0])
         if origin is typing.Literal and all(isinstance(a, str) for a in typing.get_args(hint)):
             return set(typing.get_args(hint))
+        if origin in (typing.Union, types.UnionType):  # Optional[Literal[...]]: a tag that may be left out
+            values = [self.constants(arg) for arg in typing.get_args(hint) if arg is not type(None)]
+            return set().union(*values) if all(values) else set()
         return set()
 
     def node(self, hints: list[Any]) -> Node | None:
@@ -99,13 +102,14 @@ class Compiler:
         for hint in hints:
             self.members(hint, found)
         objects = list(dict.fromkeys(found))
-        if not objects or OPEN in objects or any(tp in self.stack for tp in objects):
-            return None  # an open value, a scalar, or a type inside itself (a JSON Schema): not looked into
-        self.stack.extend(objects)
+        same = frozenset(objects)
+        if not objects or OPEN in objects or same in self.stack:
+            return None  # an open value, a scalar, or a value inside itself (a JSON Schema): not looked into
+        self.stack.append(same)
         try:
             return self._objects(objects)
         finally:
-            del self.stack[-len(objects):]
+            self.stack.pop()
 
     def _objects(self, objects: list[Any]) -> Node:
         per_type = [self.fields(tp) for tp in objects]
@@ -172,8 +176,17 @@ def openai_table() -> dict[str, Any]:
     }
 
 
+def anthropic_table() -> dict[str, Any]:
+    from anthropic.types import Message, RawMessageStreamEvent, ToolUnionParam, message_create_params
+    return {
+        "anthropic_request": [message_create_params.MessageCreateParams],
+        "anthropic_tool": [ToolUnionParam], "anthropic_tools": [ToolUnionParam],
+        "anthropic_response": [Message], "anthropic_stream": [RawMessageStreamEvent],
+    }
+
+
 # Each table module, the SDK it is written from, and its kinds' types.
-TABLES = {"openai": ("openai", openai_table)}
+TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table)}
 
 
 def compiled(provider: str) -> dict[str, Node]:
@@ -229,7 +242,7 @@ def _fixture_documents() -> list[tuple[str, Any]]:
 
 
 # The hosts of the real tool definitions read, and the shape they are sent in.
-REAL_TOOLS = {"api.openai.com": "openai_chat"}
+REAL_TOOLS = {"api.openai.com": "openai_chat", "api.anthropic.com": "anthropic"}
 
 
 def _kind_of(name: str, doc: Any) -> Any:
@@ -288,7 +301,35 @@ def test_what_the_openai_codec_writes_holds_only_known_keys() -> None:
     assert unknown_fields(KINDS["openai_tools"].fields, tools) == []
 
 
+def test_what_the_anthropic_codec_writes_holds_only_known_keys() -> None:
+    from agentmsg import ChatMessage, ToolDefinition, ValidationError
+    from agentmsg.providers import anthropic
+    messages = []
+    for doc in _core("chat_message"):
+        with contextlib.suppress(ValidationError):  # a local file image: not sendable
+            anthropic.to_request([ChatMessage.from_dict(doc)], model="m", max_tokens=1)
+            messages.append(ChatMessage.from_dict(doc))
+    tools = [ToolDefinition.from_dict(doc) for doc in _core("tool_definition")]
+    written = [anthropic.to_request([message], tools=tools, model="m", max_tokens=1) for message in messages]
+    assert len(written) > 10
+    assert [unknown_fields(KINDS["anthropic_request"].fields, request) for request in written] == [[]] * len(written)
+
+
 @pytest.mark.parametrize("kind, doc, paths", [
+    ("anthropic_request", {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1},
+        {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "x", "y": 1}]}]}],
+        "tools": [{"name": "f", "input_schema": {"type": "object", "anything": 1}, "strictt": True}]},
+     ["messages[0].content[0].extra", "messages[0].content[1].content[0].y", "tools[0].strictt"]),
+    ("anthropic_request", {"model": "m", "max_tokens": 1, "messages": [{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t", "name": "f", "input": {"any": {"thing": 1}}, "arguments": {}}]}]},
+     ["messages[0].content[0].arguments"]),  # the OpenAI name in an Anthropic call
+    ("anthropic_response", {"type": "message", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "t", "signature": "s", "text": "x"}], "stop_reason": "end_turn"},
+     ["content[0].text"]),  # a key of another block's type
+    ("anthropic_stream", [{"type": "ping"}, {"type": "content_block_delta", "index": 0, "delta": {
+        "type": "text_delta", "text": "x", "thinking": "y"}}], ["[1].delta.thinking"]),
+
     ("openai_request", {"model": "m", "messages": [{"role": "user", "content": "Hi", "extra": 1}]}, ["messages[0].extra"]),
     ("openai_request", {"model": "m", "messages": [], "temprature": 0, "metadata": {"any": 1}, "extra_body": 1},
      ["temprature", "extra_body"]),  # extra_body is the SDK's argument, not a key of the body

@@ -90,14 +90,16 @@ _N69: Node = (frozenset({"completion_tokens", "completion_tokens_details", "prom
 _N70: Node = (frozenset({"choices", "created", "id", "kv_transfer_params", "metadata", "model", "moderation", "object", "prompt_logprobs", "prompt_token_ids", "service_tier", "system_fingerprint", "usage"}), {"choices": _N61, "moderation": _N66, "usage": _N69}, "", {})
 _N71: Node = (frozenset({"function", "id", "index", "type"}), {"function": _N14}, "", {})
 _N72: Node = (frozenset({"audio", "content", "function_call", "reasoning", "reasoning_content", "refusal", "role", "tool_calls"}), {"audio": _N59, "function_call": _N14, "tool_calls": _N71}, "", {})
-_N73: Node = (frozenset({"delta", "finish_reason", "index", "logprobs", "message", "stop_reason", "token_ids"}), {"delta": _N72, "logprobs": _N56, "message": _N53}, "", {})
-_N74: Node = (frozenset({"choices", "created", "id", "kv_transfer_params", "model", "moderation", "obfuscation", "object", "prompt_logprobs", "prompt_token_ids", "service_tier", "system_fingerprint", "usage"}), {"choices": _N73, "moderation": _N66, "usage": _N69}, "", {})
+_N73: Node = (frozenset({"audio", "content", "function_call", "refusal", "role", "tool_calls"}), {"audio": _N59, "function_call": _N14, "tool_calls": _N71}, "", {})
+_N74: Node = (frozenset({"audio", "content", "function_call", "reasoning", "reasoning_content", "refusal", "role", "tool_calls"}), {"audio": _N59, "function_call": _N14, "tool_calls": _N71}, "role", {"assistant": _N72, "developer": _N73, "system": _N73, "tool": _N73, "user": _N73})
+_N75: Node = (frozenset({"delta", "finish_reason", "index", "logprobs", "message", "stop_reason", "token_ids"}), {"delta": _N74, "logprobs": _N56, "message": _N53}, "", {})
+_N76: Node = (frozenset({"choices", "created", "id", "kv_transfer_params", "model", "moderation", "obfuscation", "object", "prompt_logprobs", "prompt_token_ids", "service_tier", "system_fingerprint", "usage"}), {"choices": _N75, "moderation": _N66, "usage": _N69}, "", {})
 FIELDS: dict[str, Node] = {
     "openai_request": _N52,
     "openai_messages": _N26,
     "openai_tool": _N48,
     "openai_tools": _N48,
     "openai_response": _N70,
-    "openai_stream": _N74,
+    "openai_stream": _N76,
 }
 # -- end of the written table --
