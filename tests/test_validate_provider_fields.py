@@ -44,7 +44,8 @@ def _is_typed_dict(tp: Any) -> bool:
 class Compiler:
     """Read SDK types as nodes ``(keys, children, tag, variants)`` (see ``agentmsg.validate._fields``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wire: dict[Any, set[str]] | None = None) -> None:
+        self.wire = wire or {}  # the keys a type's wire form holds beyond its declared fields (open values)
         self.stack: list[frozenset[Any]] = []  # the values being compiled, to stop at one inside itself
 
     def members(self, tp: Any, out: list[Any]) -> None:
@@ -69,9 +70,9 @@ class Compiler:
 
     def fields(self, tp: Any) -> dict[str, Any]:
         """Return the wire keys of an object type and their types."""
+        found = dict.fromkeys(self.wire.get(tp, ()), object)
         if _is_model(tp):
-            return {(info.alias or name): info.annotation for name, info in tp.model_fields.items()}
-        found = {}
+            return {**found, **{(info.alias or name): info.annotation for name, info in tp.model_fields.items()}}
         for name, hint in typing.get_type_hints(tp, include_extras=True).items():
             alias = name
             for extra in getattr(hint, "__metadata__", ()) if typing.get_origin(hint) is typing.Annotated else ():
@@ -185,15 +186,37 @@ def anthropic_table() -> dict[str, Any]:
     }
 
 
+def responses_table() -> dict[str, Any]:
+    from openai.types.responses import Response, ResponseStreamEvent, response_create_params
+    return {"responses_request": [response_create_params.ResponseCreateParams], "responses_response": [Response],
+            "responses_stream": [ResponseStreamEvent]}
+
+
+def responses_wire() -> dict[Any, set[str]]:
+    """Return the keys the Responses API sends that the SDK's models do not declare (the recorded fixtures hold them).
+
+    A response echoes ``store`` and its sampling penalties and names its ``billing``; a delta
+    event carries ``obfuscation`` (padding, ``stream_options.include_obfuscation``).
+    """
+    from openai.types.responses import Response, ResponseStreamEvent
+    events: list[Any] = []
+    Compiler().members(ResponseStreamEvent, events)
+    deltas = {event: {"obfuscation"} for event in events if event.__name__.endswith("DeltaEvent")}
+    return {**deltas, Response: {"store", "billing", "frequency_penalty", "presence_penalty"}}
+
+
 # Each table module, the SDK it is written from, and its kinds' types.
-TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table)}
+TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table),
+          "responses": ("openai", responses_table)}
+WIRE = {"responses": responses_wire}  # a provider's keys its SDK's models leave out
 
 
 def compiled(provider: str) -> dict[str, Node]:
     _, kinds = TABLES[provider]
+    wire = WIRE[provider]() if provider in WIRE else {}
     table = {}
     for kind, hints in kinds().items():
-        node = Compiler().node(hints)
+        node = Compiler(wire).node(hints)
         assert node is not None, kind
         table[kind] = node
     return table
@@ -288,34 +311,33 @@ def _core(kind: str) -> list[Any]:
     return found
 
 
-def test_what_the_openai_codec_writes_holds_only_known_keys() -> None:
+@pytest.mark.parametrize("codec, kind, params", [
+    ("openai", "openai_request", {"model": "m"}), ("anthropic", "anthropic_request", {"model": "m", "max_tokens": 1}),
+    ("openai_responses", "responses_request", {"model": "m"}),
+])
+def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, params: dict[str, Any]) -> None:
+    from importlib import import_module
+
     from agentmsg import ChatMessage, ToolDefinition, ValidationError
-    from agentmsg.providers import openai
+    to_request = import_module(f"agentmsg.providers.{codec}").to_request
+    tools = [ToolDefinition.from_dict(doc) for doc in _core("tool_definition")]
     written = []
     for doc in _core("chat_message"):
         with contextlib.suppress(ValidationError):  # a local file image, a tool result alone: not sendable
-            written += openai.to_messages([ChatMessage.from_dict(doc)])
-    tools = openai.to_tools(ToolDefinition.from_dict(doc) for doc in _core("tool_definition"))
-    assert len(written) > 10 and tools
-    assert unknown_fields(KINDS["openai_messages"].fields, written) == []
-    assert unknown_fields(KINDS["openai_tools"].fields, tools) == []
-
-
-def test_what_the_anthropic_codec_writes_holds_only_known_keys() -> None:
-    from agentmsg import ChatMessage, ToolDefinition, ValidationError
-    from agentmsg.providers import anthropic
-    messages = []
-    for doc in _core("chat_message"):
-        with contextlib.suppress(ValidationError):  # a local file image: not sendable
-            anthropic.to_request([ChatMessage.from_dict(doc)], model="m", max_tokens=1)
-            messages.append(ChatMessage.from_dict(doc))
-    tools = [ToolDefinition.from_dict(doc) for doc in _core("tool_definition")]
-    written = [anthropic.to_request([message], tools=tools, model="m", max_tokens=1) for message in messages]
+            written.append(to_request([ChatMessage.from_dict(doc)], tools=tools, **params))
     assert len(written) > 10
-    assert [unknown_fields(KINDS["anthropic_request"].fields, request) for request in written] == [[]] * len(written)
+    assert [unknown_fields(KINDS[kind].fields, request) for request in written] == [[]] * len(written)
 
 
 @pytest.mark.parametrize("kind, doc, paths", [
+    ("responses_request", {"model": "m", "input": [
+        {"type": "function_call_output", "call_id": "c", "output": "ok", "arguments": "{}"},
+        {"role": "user", "content": [{"type": "input_text", "text": "x", "detail": "low"}]}],
+        "tools": [{"type": "function", "name": "f", "parameters": {"any": 1}, "strict": True, "function": {}}]},
+     ["input[0].arguments", "input[1].content[0].detail", "tools[0].function"]),  # a Chat Completions tool's shape
+    ("responses_stream", [{"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
+                           "content_index": 0, "delta": "x", "obfuscation": "ab", "sequence_number": 1, "logprobs": [],
+                           "text": "x"}], ["[0].text"]),
     ("anthropic_request", {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": [
         {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}, "extra": 1},
         {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "x", "y": 1}]}]}],
@@ -344,5 +366,5 @@ def test_what_the_anthropic_codec_writes_holds_only_known_keys() -> None:
     ("openai_stream", [{"choices": [{"index": 0, "delta": {"content": "x"}, "stop_reason": None}], "usage": {
         "prompt_tokens": 1, "prompt_token_details": {}}}], ["[0].usage.prompt_token_details"]),
 ])
-def test_each_unknown_key_of_an_openai_document_is_named(kind: str, doc: Any, paths: list[str]) -> None:
+def test_each_unknown_key_of_a_provider_document_is_named(kind: str, doc: Any, paths: list[str]) -> None:
     assert unknown_fields(KINDS[kind].fields, doc) == paths
