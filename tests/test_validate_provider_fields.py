@@ -44,8 +44,10 @@ def _is_typed_dict(tp: Any) -> bool:
 class Compiler:
     """Read SDK types as nodes ``(keys, children, tag, variants)`` (see ``agentmsg.validate._fields``)."""
 
-    def __init__(self, wire: dict[Any, set[str]] | None = None) -> None:
+    def __init__(self, wire: dict[Any, set[str]] | None = None, names: bool = False, opened: tuple[Any, ...] = ()) -> None:
         self.wire = wire or {}  # the keys a type's wire form holds beyond its declared fields (open values)
+        self.names = names  # a model's field names are wire keys too, beside its aliases (protobuf JSON)
+        self.opened = opened  # the types of a value whose keys are anyone's (a JSON Schema)
         self.stack: list[frozenset[Any]] = []  # the values being compiled, to stop at one inside itself
 
     def members(self, tp: Any, out: list[Any]) -> None:
@@ -62,6 +64,8 @@ class Compiler:
                 self.members(arg, out)
         elif origin in _MAPS or tp in _MAPS or tp is Any or tp is object:
             out.append(OPEN)
+        elif tp in self.opened:
+            out.append(OPEN)
         elif _is_typed_dict(tp) or _is_model(tp):
             out.append(tp)
         elif isinstance(tp, typing.TypeAliasType if hasattr(typing, "TypeAliasType") else ()):
@@ -72,7 +76,9 @@ class Compiler:
         """Return the wire keys of an object type and their types."""
         found = dict.fromkeys(self.wire.get(tp, ()), object)
         if _is_model(tp):
-            return {**found, **{(info.alias or name): info.annotation for name, info in tp.model_fields.items()}}
+            found.update((key, info.annotation) for name, info in tp.model_fields.items()
+                         for key in {info.alias or name, name} if self.names or key == (info.alias or name))
+            return found
         for name, hint in typing.get_type_hints(tp, include_extras=True).items():
             alias = name
             for extra in getattr(hint, "__metadata__", ()) if typing.get_origin(hint) is typing.Annotated else ():
@@ -205,18 +211,50 @@ def responses_wire() -> dict[Any, set[str]]:
     return {**deltas, Response: {"store", "billing", "frequency_penalty", "presence_penalty"}}
 
 
+def gemini_table() -> dict[str, Any]:
+    from google.genai import types as g
+    # the REST body google-genai writes from generate_content's arguments (its _to_mldev converters)
+    body = {"contents": list[g.Content], "systemInstruction": g.Content, "tools": list[g.Tool],
+            "toolConfig": g.ToolConfig, "safetySettings": list[g.SafetySetting], "generationConfig": g.GenerationConfig,
+            "cachedContent": str, "labels": dict[str, str], "model": str}
+    request = typing.TypedDict("GeminiRequest", {**body, **{_snake(key): hint for key, hint in body.items()}},
+                               total=False)  # type: ignore[operator]
+    return {"gemini_request": [request], "gemini_response": [g.GenerateContentResponse],
+            "gemini_stream": [g.GenerateContentResponse]}
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
 # Each table module, the SDK it is written from, and its kinds' types.
 TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table),
-          "responses": ("openai", responses_table)}
-WIRE = {"responses": responses_wire}  # a provider's keys its SDK's models leave out
+          "responses": ("openai", responses_table), "gemini": ("google.genai", gemini_table)}
+def gemini_wire() -> dict[Any, set[str]]:
+    """Return the keys the Gemini API sends that google-genai's models leave out: the usage's ``serviceTier`` (recorded)."""
+    from google.genai import types as g
+    return {g.GenerateContentResponseUsageMetadata: {"serviceTier", "service_tier"}}
+
+
+WIRE = {"responses": responses_wire, "gemini": gemini_wire}  # a provider's keys its SDK's models leave out
+
+
+def gemini_options() -> dict[str, Any]:
+    """Gemini's REST API is protobuf JSON, which takes a field's proto name too; its ``Schema`` is a JSON Schema."""
+    from google.genai import types as g
+    return {"names": True, "opened": (g.Schema, g.JSONSchema)}
+
+
+OPTIONS = {"gemini": gemini_options}
 
 
 def compiled(provider: str) -> dict[str, Node]:
     _, kinds = TABLES[provider]
     wire = WIRE[provider]() if provider in WIRE else {}
+    options = OPTIONS[provider]() if provider in OPTIONS else {}
     table = {}
     for kind, hints in kinds().items():
-        node = Compiler(wire).node(hints)
+        node = Compiler(wire, **options).node(hints)
         assert node is not None, kind
         table[kind] = node
     return table
@@ -226,9 +264,10 @@ def compiled(provider: str) -> dict[str, Node]:
 def test_each_table_is_written_from_the_sdk_types(provider: str) -> None:
     sdk, _ = TABLES[provider]
     module = ROOT / "agentmsg" / "validate" / f"_fields_{provider}.py"
+    sdk_version = __import__(sdk, fromlist=["_"]).__version__
     text = module.read_text(encoding="utf-8")
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    fresh = f"# {sdk} {__import__(sdk).__version__}\n" + render(compiled(provider))
+    fresh = f"# {sdk} {sdk_version}\n" + render(compiled(provider))
     if os.environ.get("AGENTMSG_REGENERATE") == "1" and text[start:end] != fresh:
         module.write_text(text[:start] + fresh + text[end:], encoding="utf-8")
         return
@@ -313,7 +352,7 @@ def _core(kind: str) -> list[Any]:
 
 @pytest.mark.parametrize("codec, kind, params", [
     ("openai", "openai_request", {"model": "m"}), ("anthropic", "anthropic_request", {"model": "m", "max_tokens": 1}),
-    ("openai_responses", "responses_request", {"model": "m"}),
+    ("openai_responses", "responses_request", {"model": "m"}), ("gemini", "gemini_request", {}),
 ])
 def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, params: dict[str, Any]) -> None:
     from importlib import import_module
@@ -335,6 +374,15 @@ def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, para
         {"role": "user", "content": [{"type": "input_text", "text": "x", "detail": "low"}]}],
         "tools": [{"type": "function", "name": "f", "parameters": {"any": 1}, "strict": True, "function": {}}]},
      ["input[0].arguments", "input[1].content[0].detail", "tools[0].function"]),  # a Chat Completions tool's shape
+    ("gemini_request", {"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {
+        "any": 1}, "id": "c", "result": 1}}]}], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
+            "type": "object", "additionalProperties": False}, "parametersJsonSchema": {"anything": 1}, "strict": True}]}],
+        "generation_config": {"thinkingConfig": {"thinkingBudget": 0, "includeThoughts": True}, "max_tokens": 1}},
+     ["contents[0].parts[0].functionResponse.result", "generation_config.max_tokens",
+      "tools[0].functionDeclarations[0].strict"]),
+    ("gemini_stream", [{"candidates": [{"content": {"role": "model", "parts": [{"text": "x", "thought": True,
+                                                                                "thoughtSignature": "s", "signature": "s"}]}}]}],
+     ["[0].candidates[0].content.parts[0].signature"]),
     ("responses_stream", [{"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
                            "content_index": 0, "delta": "x", "obfuscation": "ab", "sequence_number": 1, "logprobs": [],
                            "text": "x"}], ["[0].text"]),

@@ -179,7 +179,7 @@ def test_an_unknown_key_is_a_warning_and_strict_makes_it_an_error(tmp_path: Path
 
 
 def test_unknown_keys_are_reported_for_the_kinds_docs_validate_names(tmp_path: Path) -> None:
-    docs = (ROOT / "docs" / "validate.md").read_text(encoding="utf-8")
+    docs = " ".join((ROOT / "docs" / "validate.md").read_text(encoding="utf-8").split())
     named = docs[docs.index("The kinds of agentmsg's own documents are looked at"):].split(";", 1)[0]
     assert {name for name, kind in KINDS.items() if kind.fields is not None} == set(re.findall(r"`(\w+)`", named))
     message = {"role": "user", "content": "Hi", "extra": 1}
