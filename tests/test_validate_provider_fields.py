@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
+import importlib.metadata
 import json
 import os
 import types
@@ -44,7 +45,9 @@ def _is_typed_dict(tp: Any) -> bool:
 class Compiler:
     """Read SDK types as nodes ``(keys, children, tag, variants)`` (see ``agentmsg.validate._fields``)."""
 
-    def __init__(self, wire: dict[Any, set[str]] | None = None, names: bool = False, opened: tuple[Any, ...] = ()) -> None:
+    def __init__(self, wire: dict[Any, set[str]] | None = None, names: bool = False, opened: tuple[Any, ...] = (),
+                 dict_form: bool = False) -> None:
+        self.dict_form = dict_form  # a Mapping beside a model is that model's dict form (ollama), not an open value
         self.wire = wire or {}  # the keys a type's wire form holds beyond its declared fields (open values)
         self.names = names  # a model's field names are wire keys too, beside its aliases (protobuf JSON)
         self.opened = opened  # the types of a value whose keys are anyone's (a JSON Schema)
@@ -109,6 +112,8 @@ class Compiler:
         for hint in hints:
             self.members(hint, found)
         objects = list(dict.fromkeys(found))
+        if self.dict_form and len(objects) > 1:
+            objects = [tp for tp in objects if tp is not OPEN]
         same = frozenset(objects)
         if not objects or OPEN in objects or same in self.stack:
             return None  # an open value, a scalar, or a value inside itself (a JSON Schema): not looked into
@@ -227,16 +232,29 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
+def ollama_table() -> dict[str, Any]:
+    from ollama._types import ChatRequest, ChatResponse, Tool
+    return {"ollama_request": [ChatRequest], "ollama_tool": [Tool], "ollama_tools": [Tool],
+            "ollama_response": [ChatResponse], "ollama_stream": [ChatResponse]}
+
+
 # Each table module, the SDK it is written from, and its kinds' types.
 TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table),
-          "responses": ("openai", responses_table), "gemini": ("google.genai", gemini_table)}
+          "responses": ("openai", responses_table), "gemini": ("google.genai", gemini_table),
+          "ollama": ("ollama", ollama_table)}
 def gemini_wire() -> dict[Any, set[str]]:
     """Return the keys the Gemini API sends that google-genai's models leave out: the usage's ``serviceTier`` (recorded)."""
     from google.genai import types as g
     return {g.GenerateContentResponseUsageMetadata: {"serviceTier", "service_tier"}}
 
 
-WIRE = {"responses": responses_wire, "gemini": gemini_wire}  # a provider's keys its SDK's models leave out
+def ollama_wire() -> dict[Any, set[str]]:
+    """Return the keys Ollama's API takes that ollama-python's models leave out: a call's ``type``, its ``index`` (its docs' examples)."""
+    from ollama._types import Message
+    return {Message.ToolCall: {"type"}, Message.ToolCall.Function: {"index"}}
+
+
+WIRE = {"responses": responses_wire, "gemini": gemini_wire, "ollama": ollama_wire}  # a provider's keys its SDK's models leave out
 
 
 def gemini_options() -> dict[str, Any]:
@@ -245,7 +263,13 @@ def gemini_options() -> dict[str, Any]:
     return {"names": True, "opened": (g.Schema, g.JSONSchema)}
 
 
-OPTIONS = {"gemini": gemini_options}
+def ollama_options() -> dict[str, Any]:
+    """ollama-python takes a dict wherever it takes a model; a tool's ``Parameters`` model is a JSON Schema."""
+    from ollama._types import Tool
+    return {"dict_form": True, "opened": (Tool.Function.Parameters,)}
+
+
+OPTIONS = {"gemini": gemini_options, "ollama": ollama_options}
 
 
 def compiled(provider: str) -> dict[str, Node]:
@@ -264,7 +288,7 @@ def compiled(provider: str) -> dict[str, Node]:
 def test_each_table_is_written_from_the_sdk_types(provider: str) -> None:
     sdk, _ = TABLES[provider]
     module = ROOT / "agentmsg" / "validate" / f"_fields_{provider}.py"
-    sdk_version = __import__(sdk, fromlist=["_"]).__version__
+    sdk_version = importlib.metadata.version(sdk.replace(".", "-"))
     text = module.read_text(encoding="utf-8")
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     fresh = f"# {sdk} {sdk_version}\n" + render(compiled(provider))
@@ -295,16 +319,18 @@ def _fixture_documents() -> list[tuple[str, Any]]:
     tools: dict[str, list[Any]] = {}  # the real tools sent to each API, one by one and as one array
     for number, line in enumerate((ROOT / "tests" / "data" / "real-tools" / "wire.jsonl").read_text(encoding="utf-8").splitlines(), 1):
         row = json.loads(line)
-        if row["sub"] in REAL_TOOLS and row["wire"] == REAL_TOOLS[row["sub"]]:
-            found.append((f"real-tools/{row['sub']}/wire.jsonl:{number}", row["tool"]))
-            tools.setdefault(row["sub"], []).append(row["tool"])
-    found += [(f"real-tools/{sub}/wire.jsonl", every) for sub, every in tools.items()]
+        where = REAL_TOOLS.get(row["source"]) or REAL_TOOLS.get(row["sub"])
+        if where is not None and row["wire"] == where[1] and "type" in row["tool"]:
+            found.append((f"real-tools/{where[0]}/wire.jsonl:{number}", row["tool"]))
+            tools.setdefault(where[0], []).append(row["tool"])
+    found += [(f"real-tools/{folder}/wire.jsonl", every) for folder, every in tools.items()]
     assert len(found) > 200
     return found
 
 
-# The hosts of the real tool definitions read, and the shape they are sent in.
-REAL_TOOLS = {"api.openai.com": "openai_chat", "api.anthropic.com": "anthropic"}
+# The real tool definitions read: those of a host or a source, and the shape they are sent in.
+REAL_TOOLS = {"api.openai.com": ("openai", "openai_chat"), "api.anthropic.com": ("anthropic", "anthropic"),
+              "ollama-python": ("ollama", "openai_chat")}  # a source's or host's: its folder (provider), its shape
 
 
 def _kind_of(name: str, doc: Any) -> Any:
@@ -353,6 +379,7 @@ def _core(kind: str) -> list[Any]:
 @pytest.mark.parametrize("codec, kind, params", [
     ("openai", "openai_request", {"model": "m"}), ("anthropic", "anthropic_request", {"model": "m", "max_tokens": 1}),
     ("openai_responses", "responses_request", {"model": "m"}), ("gemini", "gemini_request", {}),
+    # not Ollama's: its codec writes a call's "id" and a tool's "strict", which ollama-python does not declare
 ])
 def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, params: dict[str, Any]) -> None:
     from importlib import import_module
@@ -383,6 +410,13 @@ def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, para
     ("gemini_stream", [{"candidates": [{"content": {"role": "model", "parts": [{"text": "x", "thought": True,
                                                                                 "thoughtSignature": "s", "signature": "s"}]}}]}],
      ["[0].candidates[0].content.parts[0].signature"]),
+    ("ollama_request", {"model": "m", "messages": [{"role": "assistant", "content": "", "thinking": "t", "tool_calls": [
+        {"type": "function", "function": {"name": "f", "arguments": {"a": {"b": 1}}, "index": 0, "id": "c"}}]}],
+        "options": {"anything": 1}, "tools": [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {}}, "strict": True}}]},
+     ["messages[0].tool_calls[0].function.id", "options.anything", "tools[0].function.strict"]),
+    ("ollama_stream", [{"model": "m", "message": {"role": "assistant", "content": "x", "reasoning": "r"}, "done": False}],
+     ["[0].message.reasoning"]),
     ("responses_stream", [{"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
                            "content_index": 0, "delta": "x", "obfuscation": "ab", "sequence_number": 1, "logprobs": [],
                            "text": "x"}], ["[0].text"]),
