@@ -238,10 +238,42 @@ def ollama_table() -> dict[str, Any]:
             "ollama_response": [ChatResponse], "ollama_stream": [ChatResponse]}
 
 
+def bedrock_table() -> dict[str, Any]:
+    """Return the Converse shapes of botocore's bedrock-runtime service model, as ``Node``s written here."""
+    import botocore.session
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    stream = model.operation_model("ConverseStream").output_shape.members["stream"]
+    # An event of a recorded stream is one member of the stream union: {"messageStart": {...}}. The
+    # service sends keys the model does not declare (all in the recorded fixtures): "p", padding
+    # on each stream event, and the usage's cache token counts and server tool usage.
+    wire = {member.name: {"p"} for member in stream.members.values()}
+    wire["TokenUsage"] = {"cacheReadInputTokenCount", "cacheWriteInputTokenCount", "serverToolUsage"}
+    return {"bedrock_request": _shape(model.operation_model("Converse").input_shape, wire, ()),
+            "bedrock_response": _shape(model.operation_model("Converse").output_shape, wire, ()),
+            "bedrock_stream": _shape(stream, wire, ())}
+
+
+def _shape(shape: Any, wire: dict[str, set[str]], stack: tuple[str, ...]) -> Node | None:
+    """Return the node of a botocore shape: a structure's members (a union's too); lists looked through."""
+    if shape.type_name == "list":
+        return _shape(shape.member, wire, stack)
+    if shape.type_name != "structure" or shape.metadata.get("document") or shape.name in stack:
+        return None  # a scalar, a map or a document (anyone's keys), or a shape inside itself
+    # every member, modelId (a URI member) too: the kind's document is what boto3's converse(**body) takes
+    members = {(member.serialization.get("name") or name) if member.serialization.get("location") in (None, "body")
+               else name: member for name, member in shape.members.items()}
+    children = {}
+    for key in sorted(members):
+        child = _shape(members[key], wire, (*stack, shape.name))
+        if child is not None:
+            children[key] = child
+    return frozenset(members) | wire.get(shape.name, set()), children, "", {}
+
+
 # Each table module, the SDK it is written from, and its kinds' types.
 TABLES = {"openai": ("openai", openai_table), "anthropic": ("anthropic", anthropic_table),
           "responses": ("openai", responses_table), "gemini": ("google.genai", gemini_table),
-          "ollama": ("ollama", ollama_table)}
+          "ollama": ("ollama", ollama_table), "bedrock": ("botocore", bedrock_table)}
 def gemini_wire() -> dict[Any, set[str]]:
     """Return the keys the Gemini API sends that google-genai's models leave out: the usage's ``serviceTier`` (recorded)."""
     from google.genai import types as g
@@ -278,7 +310,7 @@ def compiled(provider: str) -> dict[str, Node]:
     options = OPTIONS[provider]() if provider in OPTIONS else {}
     table = {}
     for kind, hints in kinds().items():
-        node = Compiler(wire, **options).node(hints)
+        node = hints if isinstance(hints, tuple) else Compiler(wire, **options).node(hints)
         assert node is not None, kind
         table[kind] = node
     return table
@@ -379,6 +411,7 @@ def _core(kind: str) -> list[Any]:
 @pytest.mark.parametrize("codec, kind, params", [
     ("openai", "openai_request", {"model": "m"}), ("anthropic", "anthropic_request", {"model": "m", "max_tokens": 1}),
     ("openai_responses", "responses_request", {"model": "m"}), ("gemini", "gemini_request", {}),
+    ("bedrock", "bedrock_request", {"modelId": "m"}),
     # not Ollama's: its codec writes a call's "id" and a tool's "strict", which ollama-python does not declare
 ])
 def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, params: dict[str, Any]) -> None:
@@ -417,6 +450,13 @@ def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, para
      ["messages[0].tool_calls[0].function.id", "options.anything", "tools[0].function.strict"]),
     ("ollama_stream", [{"model": "m", "message": {"role": "assistant", "content": "x", "reasoning": "r"}, "done": False}],
      ["[0].message.reasoning"]),
+    ("bedrock_request", {"messages": [{"role": "assistant", "content": [{"toolUse": {
+        "toolUseId": "t", "name": "f", "input": {"any": {"thing": 1}}, "arguments": {}}}]}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object", "x": 1}},
+                                                "parameters": {}}}]}, "modelId": "m"},
+     ["messages[0].content[0].toolUse.arguments", "toolConfig.tools[0].toolSpec.parameters"]),
+    ("bedrock_stream", [{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "x", "content": "x"},
+                                               "p": "abc"}}], ["[0].contentBlockDelta.delta.content"]),
     ("responses_stream", [{"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
                            "content_index": 0, "delta": "x", "obfuscation": "ab", "sequence_number": 1, "logprobs": [],
                            "text": "x"}], ["[0].text"]),

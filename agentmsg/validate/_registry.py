@@ -516,7 +516,7 @@ _REGISTRY: tuple[Kind, ...] = (
 )
 
 # The provider's and MCP's tables, written from their SDKs' types, each loaded with its first document.
-_TABLES = {"openai": "._fields_openai", "anthropic": "._fields_anthropic", "responses": "._fields_responses", "gemini": "._fields_gemini", "ollama": "._fields_ollama"}
+_TABLES = {"openai": "._fields_openai", "anthropic": "._fields_anthropic", "responses": "._fields_responses", "gemini": "._fields_gemini", "ollama": "._fields_ollama", "bedrock": "._fields_bedrock"}
 for _kind in _REGISTRY:
     _kind._fields = FIELDS.get(_kind.name)
     _kind.table = _TABLES.get(_kind.name.split("_")[0])
