@@ -5,6 +5,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -111,3 +112,18 @@ def ctrl_c():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Give this pytest process its own MCP fork server socket (tests/mcp_forkserver.py starts it on first use)."""
+    os.environ["AGENTMSG_MCP_FORKSERVER"] = str(Path(tempfile.mkdtemp(prefix="agentmsg-mcp-")) / "fork")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop this process's MCP fork server, if a test started it, and remove its folder."""
+    path = Path(os.environ.pop("AGENTMSG_MCP_FORKSERVER", ""))
+    if not path.name:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        os.kill(int(path.with_suffix(".pid").read_text()), signal.SIGTERM)
+    shutil.rmtree(path.parent, ignore_errors=True)

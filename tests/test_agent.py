@@ -45,11 +45,13 @@ from agentmsg.io.mcp import McpClient
 from agentmsg.io.store import MessageStore
 from agentmsg.providers import anthropic, ollama, openai
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data" / "agent"
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
+OWN_PROCESS_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]  # a test that kills the process kills the server
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 QUESTION = "What recipes do I have?"
 LOOKING = "Let me check your cookbook."
@@ -817,7 +819,7 @@ def add_tool_then_answer(name):
 
 def test_a_server_that_fails_to_list_its_changed_tools_ends_the_turn_with_an_error_outcome():
     events = []
-    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
+    with McpClient(OWN_PROCESS_SERVER, name="kitchen", timeout=30) as client:
 
         def on_event(event):
             events.append(event)

@@ -15,8 +15,10 @@ from agentmsg.io.mcp import McpClient, McpError, McpResourceInfo, ResourceCache
 from agentmsg.io.mcp.protocol import parse_message, reply_result
 from agentmsg.records import McpResource, decode
 
+from mcp_forkserver import sdk_server
+
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 PNG_B64 = json.loads((TESTS / "data" / "mcp" / "2026-07-28_blob_resource_contents_png.json").read_text())["blob"]
 
 

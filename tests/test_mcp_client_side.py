@@ -9,7 +9,6 @@ sets it. The sampling test's model answers in the Messages API's recorded shape
 import contextlib
 import json
 import logging
-import sys
 import threading
 import time
 from pathlib import Path
@@ -38,10 +37,11 @@ from agentmsg.io.mcp import (
 )
 from agentmsg.providers import anthropic
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 SERVER_LOG = "agentmsg.io.mcp.server"
 

@@ -7,7 +7,6 @@ takes any of them), the turns are driven by scripted models in each provider's w
 import json
 import logging
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,8 @@ from agentmsg.io.mcp import McpClient, SkippedTool
 from agentmsg.io.mcp.tools import listed_tools, tool_names
 from agentmsg.providers import anthropic, gemini, ollama, openai
 from agentmsg.tools import check_name, to_wire_name
+
+from mcp_forkserver import sdk_server
 
 TESTS = Path(__file__).parent
 NAMES_SERVER = TESTS / "mcp_names_server.py"
@@ -36,7 +37,7 @@ PROVIDER_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # OpenAI, Anthropic
 
 
 def names_server(names, **kwargs):
-    return McpClient([sys.executable, str(NAMES_SERVER), json.dumps(names)], name="names", timeout=60, **kwargs)
+    return McpClient(sdk_server(NAMES_SERVER, json.dumps(names)), name="names", timeout=60, **kwargs)
 
 
 @pytest.fixture(scope="module")

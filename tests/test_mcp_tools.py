@@ -14,10 +14,11 @@ from agentmsg.io.mcp import HttpTransport, McpClient, McpError, McpToolResult
 from agentmsg.records import ToolRequest
 from agentmsg.tools import ToolCall
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 
 
