@@ -51,7 +51,6 @@ from mcp_http import http_server
 TESTS = Path(__file__).parent
 DATA = TESTS / "data" / "agent"
 REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
-OWN_PROCESS_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]  # a test that kills the process kills the server
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 QUESTION = "What recipes do I have?"
 LOOKING = "Let me check your cookbook."
@@ -819,12 +818,13 @@ def add_tool_then_answer(name):
 
 def test_a_server_that_fails_to_list_its_changed_tools_ends_the_turn_with_an_error_outcome():
     events = []
-    with McpClient(OWN_PROCESS_SERVER, name="kitchen", timeout=30) as client:
+    with McpClient(REAL_SERVER, name="kitchen", timeout=30) as client:
 
         def on_event(event):
             events.append(event)
             if isinstance(event, ToolMessageComplete):  # the server said its tools changed, then goes away
-                client.transport.process.kill()
+                client.transport.process.terminate()
+                client.transport.process.wait(30)  # gone before the turn asks it for its tools
 
         history = ConversationHistory([ChatMessage.system("s")])
         turn = AgentTurn(openai, history, "Add a tool", mcp=[client], policy=ApprovalPolicy(default="auto"),
