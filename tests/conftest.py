@@ -105,8 +105,6 @@ def postgres_url():  # type: ignore[no-untyped-def]
 def ctrl_c():
     """Ctrl-C raises KeyboardInterrupt during the test, even where the runner was started with SIGINT
     ignored (a background job of a non-interactive shell inherits SIG_IGN, and Python keeps it)."""
-    import signal
-
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
@@ -125,5 +123,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not path.name:
         return
     with contextlib.suppress(OSError, ValueError):
-        os.kill(int(path.with_suffix(".pid").read_text()), signal.SIGTERM)
+        pid = int(path.with_suffix(".pid").read_text())
+        if str(path).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():  # it, not a process that took its pid
+            os.kill(pid, signal.SIGTERM)
     shutil.rmtree(path.parent, ignore_errors=True)

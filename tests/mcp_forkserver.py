@@ -150,13 +150,15 @@ def serve(path: str) -> None:
     waiting: dict[int, socket.socket] = {}
     while True:
         ready = selector.select(IDLE)
-        if not ready and not waiting:
+        if not ready and not waiting:  # idle: the next relay starts a new one
+            for name in (path, path + ".pid"):
+                os.unlink(name)
             return
         for key, _ in ready:
             if key.fileobj is listener:
                 conn, _ = listener.accept()
                 try:
-                    pid = spawn(conn, listener, wake_r, wake_w, *waiting.values())
+                    pid = spawn(conn, selector, listener, wake_r, wake_w, *waiting.values())
                 except (OSError, ValueError):
                     conn.close()
                     continue
