@@ -94,26 +94,34 @@ def dial(path: str) -> socket.socket:
 
 def relay(conn: socket.socket, argv: list[str]) -> None:
     """Hand the script, this process's streams and a lifeline to the fork server; exit as the server does."""
-    lifeline, held = os.pipe()
-    socket.send_fds(conn, [b"!"], [0, 1, 2, lifeline])
-    os.close(lifeline)
-    request = {"argv": [os.path.abspath(argv[0]), *argv[1:]], "cwd": os.getcwd(), "env": dict(os.environ)}
-    conn.sendall(json.dumps(request).encode() + b"\n")
-    replies = conn.makefile("rb")
-    pid = int(replies.readline())
+    server: list[int] = []  # its pid, once known; a signal before that waits for it
+    early: list[int] = []
 
     def forward(sig: int, frame: object) -> None:
+        if not server:
+            early.append(sig)
+            return
         try:
-            os.kill(pid, sig)
+            os.kill(server[0], sig)
         except ProcessLookupError:
             pass
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
+    lifeline, held = os.pipe()  # this process holds the write end until it dies
+    socket.send_fds(conn, [b"!"], [0, 1, 2, lifeline])
+    os.close(lifeline)
+    request = {"argv": [os.path.abspath(argv[0]), *argv[1:]], "cwd": os.getcwd(), "env": dict(os.environ)}
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    replies = conn.makefile("rb")
+    server.append(int(replies.readline()))
+    for sig in early:
+        forward(sig, None)
     line = replies.readline()
     code = int(line) if line.strip() else 1
     if code < 0:  # killed by a signal: so is this process, so the client sees the same status
-        signal.signal(-code, signal.SIG_DFL)
+        if -code != signal.SIGKILL:
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     sys.exit(code)
 
