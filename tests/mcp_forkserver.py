@@ -39,7 +39,7 @@ def main(argv: list[str]) -> None:
     path = os.environ.get(SOCKET)
     if not path:
         run(argv)
-    relay(connect(path), argv)
+    relay(path, argv)
 
 
 def run(argv: list[str]) -> None:
@@ -92,7 +92,7 @@ def dial(path: str) -> socket.socket:
     return conn
 
 
-def relay(conn: socket.socket, argv: list[str]) -> None:
+def relay(path: str, argv: list[str]) -> None:
     """Hand the script, this process's streams and a lifeline to the fork server; exit as the server does."""
     server: list[int] = []  # its pid, once known; a signal before that waits for it
     early: list[int] = []
@@ -108,6 +108,7 @@ def relay(conn: socket.socket, argv: list[str]) -> None:
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
+    conn = connect(path)
     lifeline, held = os.pipe()  # this process holds the write end until it dies
     socket.send_fds(conn, [b"!"], [0, 1, 2, lifeline])
     os.close(lifeline)
