@@ -174,7 +174,7 @@ def serve(path: str) -> None:
                 waiting[pid] = conn
             else:
                 os.read(wake_r, 512)
-        while waiting:
+        while True:  # reap every child that ended, also one whose relay went away before it was told the pid
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
@@ -210,8 +210,11 @@ def spawn(conn: socket.socket, *inherited: object) -> int:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         conn.close()
-        for thing in inherited:
-            os.close(thing) if isinstance(thing, int) else thing.close()
+        for thing in inherited:  # the fork server's descriptors and its other relays' sockets
+            if isinstance(thing, int):
+                os.close(thing)
+            else:
+                thing.close()
         for target, fd in zip((0, 1, 2), fds):
             os.dup2(fd, target)
             os.close(fd)
