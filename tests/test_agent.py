@@ -398,6 +398,17 @@ def test_denied_call_tells_the_model():
     assert history.messages[3] == ChatMessage.tool("c1", DENIED_RESULT, is_error=True)
 
 
+def test_a_turn_without_a_policy_asks_for_every_tool():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, None)  # docs/agent.md: no policy, every call waits for a person
+    model = two_calls_then_answer([("c1", "bake", {"dish": "bread"}), ("c2", "taste", {"dish": "soup"})])
+    outcome = turn.run(model)
+    assert outcome.status == "approval" and [c.id for c in outcome.pending] == ["c1", "c2"]
+    assert counts == {"bake": 0, "taste": 0}  # a safe tool asks too
+    turn.approve("c1")
+    turn.approve("c2")
+    assert turn.run(model).status == "completed" and counts == {"bake": 1, "taste": 1}
+
 def test_a_persons_denial_through_an_auto_policy_stays_denied():
     registry, counts = counting_registry()
     events = []
