@@ -75,25 +75,26 @@ def cli(*args: str, stdin: bytes | None = None, cut_small: bool = False) -> subp
 # -- --jobs: the same report as one process ---------------------------------------------------
 
 
-@pytest.mark.parametrize("jobs, shape", [(3, "plain"), (2, "bom"), (3, "final-newline"), (7, "plain")])
-def test_jobs_write_the_report_of_one_process(jobs: int, shape: str, tmp_path: Path, small_pieces: None,
+def test_jobs_write_the_report_of_one_process(tmp_path: Path, small_pieces: None,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(25, bom=shape == "bom", final_newline=shape == "final-newline"))
+    paths = [tmp_path / f"{shape}.jsonl" for shape in ("plain", "bom", "final-newline")]
+    paths[0].write_bytes(log_bytes(25))
+    paths[1].write_bytes(log_bytes(25, bom=True))
+    paths[2].write_bytes(log_bytes(25, final_newline=True))
+    files = [str(path) for path in paths]
     for fmt in ("text", "json"):
-        serial = run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, str(path)], capsys)
-        assert run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, "--jobs", str(jobs), str(path)],
-                   capsys) == serial
-        capped = run(["--max-bytes", "1500", "--format", fmt, str(path)], capsys)
-        assert run(["--max-bytes", "1500", "--format", fmt, "--jobs", str(jobs), str(path)], capsys) == capped
-    lines = serial[1]
-    problems = json.loads(lines)["problems"]
+        for cap in ([], ["--max-problems", "0"]):  # the first 20 problems of each file, and every one
+            serial = run(["--max-bytes", "1500", *cap, "--format", fmt, *files], capsys)
+            for jobs in ("2", "3", "7"):
+                assert run(["--max-bytes", "1500", *cap, "--format", fmt, "--jobs", jobs, *files], capsys) == serial
     assert serial[0] == 1
-    # every sort of finding is in the report, down to the last line, which has no newline
-    assert {p["code"] for p in problems} >= {"type", "json", "unique", "encoding", "size", "pattern", "value",
-                                             "warning", "unknown", "missing"}
-    assert problems[-1]["line"] == 25 * len(LINES) + 1
-    assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
+    for path in files:
+        problems = [p for p in json.loads(serial[1])["problems"] if p["file"] == path]
+        # every sort of finding is in the report, down to the last line, which has no newline
+        assert {p["code"] for p in problems} >= {"type", "json", "unique", "encoding", "size", "pattern", "value",
+                                                 "warning", "unknown", "missing"}
+        assert problems[-1]["line"] == 25 * len(LINES) + 1
+        assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
 
 
 def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
