@@ -149,6 +149,8 @@ def test_every_module_postpones_annotations():
 def test_annotations_say_x_or_none_never_optional_or_union():
     found = []
     for rel, text in _package_files():
+        if "Optional" not in text and "Union" not in text:  # no annotation can name them
+            continue
         for node in ast.walk(ast.parse(text)):
             annotations: list[ast.expr] = []
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
