@@ -9,7 +9,9 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from ._checks import check_text, expect_object, get_str, sized, type_name
 from ._construct import builder, from_table, row
-from ._images import IMAGE_MEDIA_TYPES, check_base64 as _check_base64, check_media_type as _check_media_type, check_url as _check_url
+from ._images import (
+    IMAGE_MEDIA_TYPES, check_base64 as _check_base64, check_media_type as _check_media_type, check_url as _check_url,
+)
 from .errors import ValidationError
 
 __all__ = [

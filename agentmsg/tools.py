@@ -8,7 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, overload
 
-from ._checks import _KNOWN_NAMES, _NAME, check_id as _check_id, check_name, check_text, count, expect_object, get_bool, get_str, sized, type_name
+from ._checks import (
+    _KNOWN_NAMES, _NAME, check_id as _check_id, check_name, check_text, count, expect_object, get_bool, get_str, sized,
+    type_name,
+)
 from ._construct import builder, from_table, list_to_dict, raw_setters, row
 from ._json import loads_strict
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
