@@ -3,9 +3,10 @@
 import contextlib
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from mcp_forkserver import sdk_server
 
 SERVER = Path(__file__).parent / "mcp_server.py"
 
@@ -19,19 +20,20 @@ def free_port() -> int:
 class HttpServer:
     """The SDK server as a child process on one port: ``start``, ``stop``, and ``restart`` on the same port.
 
-    ``options`` go to tests/mcp_server.py after ``--http PORT`` (``--json``, ``--idle 1``).
+    ``options`` go to tests/mcp_server.py after ``--http PORT`` (``--json``, ``--idle 1``); ``script``
+    and its ``args`` start another server that takes them (tests/mcp_names_server.py NAMES).
     """
 
-    def __init__(self, *options: str, ready_within: float = 60.0) -> None:
+    def __init__(self, *options: str, ready_within: float = 60.0, script: Path = SERVER, args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self.options = options
+        self.script, self.args, self.options = script, args, options
         self.ready_within = ready_within
         self.proc = None
 
     def start(self) -> str:
         self.proc = proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--http", str(self.port), *self.options],
+            sdk_server(self.script, *self.args, "--http", str(self.port), *self.options),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + self.ready_within
@@ -65,12 +67,14 @@ class HttpServer:
 
 
 @contextlib.contextmanager
-def http_server(ready_within: float = 60.0, *, json_response: bool = False):
+def http_server(ready_within: float = 60.0, *, json_response: bool = False, script: Path = SERVER,
+                args: tuple[str, ...] = ()):
     """Yield the URL of a running SDK server (``http://127.0.0.1:PORT/mcp``); stop it on exit.
 
-    ``json_response`` makes the server answer each POST with one JSON body instead of an event stream.
+    ``json_response`` makes the server answer each POST with one JSON body instead of an event stream;
+    ``script`` and ``args`` start another server (``HttpServer``).
     """
-    server = HttpServer(*(["--json"] if json_response else []), ready_within=ready_within)
+    server = HttpServer(*(["--json"] if json_response else []), ready_within=ready_within, script=script, args=args)
     try:
         yield server.start()
     finally:

@@ -45,11 +45,12 @@ from agentmsg.io.mcp import McpClient
 from agentmsg.io.store import MessageStore
 from agentmsg.providers import anthropic, ollama, openai
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data" / "agent"
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 QUESTION = "What recipes do I have?"
 LOOKING = "Let me check your cookbook."
@@ -396,6 +397,17 @@ def test_denied_call_tells_the_model():
     assert counts["bake"] == 0
     assert history.messages[3] == ChatMessage.tool("c1", DENIED_RESULT, is_error=True)
 
+
+def test_a_turn_without_a_policy_asks_for_every_tool():
+    registry, counts = counting_registry()
+    turn, history = new_turn(registry, None)  # docs/agent.md: no policy, every call waits for a person
+    model = two_calls_then_answer([("c1", "bake", {"dish": "bread"}), ("c2", "taste", {"dish": "soup"})])
+    outcome = turn.run(model)
+    assert outcome.status == "approval" and [c.id for c in outcome.pending] == ["c1", "c2"]
+    assert counts == {"bake": 0, "taste": 0}  # a safe tool asks too
+    turn.approve("c1")
+    turn.approve("c2")
+    assert turn.run(model).status == "completed" and counts == {"bake": 1, "taste": 1}
 
 def test_a_persons_denial_through_an_auto_policy_stays_denied():
     registry, counts = counting_registry()
@@ -822,7 +834,8 @@ def test_a_server_that_fails_to_list_its_changed_tools_ends_the_turn_with_an_err
         def on_event(event):
             events.append(event)
             if isinstance(event, ToolMessageComplete):  # the server said its tools changed, then goes away
-                client.transport.process.kill()
+                client.transport.process.terminate()
+                client.transport.process.wait(30)  # gone before the turn asks it for its tools
 
         history = ConversationHistory([ChatMessage.system("s")])
         turn = AgentTurn(openai, history, "Add a tool", mcp=[client], policy=ApprovalPolicy(default="auto"),

@@ -1,6 +1,7 @@
 """Data-folder tests: every valid document parses, round-trips and matches the shipped schema;
 every invalid one fails both ``from_dict`` (with the expected path and code) and the schema."""
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -44,6 +45,7 @@ def _load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@functools.cache  # one compiled validator per kind, shared by the file's tests
 def _validator(kind: str) -> jsonschema.Draft202012Validator:
     schema = json_schema(kind)
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -33,6 +33,7 @@ from agentmsg.io.mcp import (
     SamplingResult,
     StdioTransport,
 )
+from agentmsg.io.mcp.resources import resource_info, resource_template
 from agentmsg.io.mcp.server_requests import LOG_BURST, MAX_HANDLERS, ServerRequests
 from agentmsg.providers import Response
 
@@ -239,6 +240,7 @@ def test_a_flood_of_server_requests_is_bounded():
 def test_a_huge_server_request_is_bounded():
     with fake("huge_request", max_message_bytes=1 << 20, sampling=lambda r: None) as client:
         outcome = finishes(lambda: client.call_tool("big"))
+        assert client.transport.stuck  # its output is no longer read: close gives it no grace period
     error = outcome["error"]
     assert isinstance(error, McpError) and error.code == "protocol" and f"longer than {1 << 20} bytes" in str(error)
 
@@ -349,6 +351,25 @@ def test_malformed_prompt_results_are_protocol_errors():
         with pytest.raises(McpError) as info:
             McpPromptResult.from_dict(bad)
         assert info.value.code == "protocol" and "prompts/get" in str(info.value)
+
+
+
+@pytest.mark.parametrize(("read", "method", "where", "key"), [
+    (resource_info, "resources/list", "resources[3]", "uri"),
+    (resource_template, "resources/templates/list", "resourceTemplates[3]", "uriTemplate"),
+])
+def test_resource_and_template_entries_have_one_reader(read, method, where, key):
+    entry = {key: "file:///{path}", "name": "files", "title": "Files", "description": "All files",
+             "mimeType": "text/plain", "size": 12}
+    listed = read(entry, 3)
+    assert (listed.name, listed.title, listed.description, listed.mime_type) == ("files", "Files", "All files",
+                                                                                 "text/plain")
+    assert read({key: "file:///{path}", "name": "files", "title": 7, "mimeType": None}, 3).title is None
+    for bad in ("x", {key: "", "name": "files"}, {key: "file:///a", "name": 7}, {"name": "files"}):
+        with pytest.raises(McpError) as info:
+            read(bad, 3)
+        needs = "must be an object" if bad == "x" else f"needs a {key} and a name"
+        assert info.value.code == "protocol" and str(info.value) == f"malformed reply to {method}: {where} {needs}"
 
 
 JSON = st.recursive(

@@ -1,13 +1,13 @@
 """Every legal MCP tool name is offered under one name every provider takes, and reaches its own tool.
 
 The servers are the official SDK's (tests/mcp_names_server.py registers the names given; the SDK
-takes any of them), the turns are driven by scripted models in each provider's wire shape.
+takes any of them), over stdio and both Streamable HTTP modes; the turns are driven by scripted
+models in each provider's wire shape.
 """
 
 import json
 import logging
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +17,13 @@ from hypothesis import strategies as st
 from agentmsg import ChatMessage, ConversationHistory
 from agentmsg.agent import AgentTurn
 from agentmsg.io.execution import ApprovalPolicy
-from agentmsg.io.mcp import McpClient, SkippedTool
+from agentmsg.io.mcp import HttpTransport, McpClient, SkippedTool
 from agentmsg.io.mcp.tools import listed_tools, tool_names
 from agentmsg.providers import anthropic, gemini, ollama, openai
 from agentmsg.tools import check_name, to_wire_name
+
+from mcp_forkserver import sdk_server
+from mcp_http import http_server
 
 TESTS = Path(__file__).parent
 NAMES_SERVER = TESTS / "mcp_names_server.py"
@@ -36,17 +39,28 @@ PROVIDER_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # OpenAI, Anthropic
 
 
 def names_server(names, **kwargs):
-    return McpClient([sys.executable, str(NAMES_SERVER), json.dumps(names)], name="names", timeout=60, **kwargs)
+    return McpClient(sdk_server(NAMES_SERVER, json.dumps(names)), name="names", timeout=60, **kwargs)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with names_server(LEGAL) as client:
-        yield client
+@pytest.fixture(scope="module", params=["stdio", "http", "http-json"])
+def server(request):
+    """One client of the names server per transport (HTTP: event streams or JSON bodies)."""
+    if request.param == "stdio":
+        with names_server(LEGAL) as client:
+            yield client
+    else:
+        with http_server(json_response=request.param == "http-json", script=NAMES_SERVER, args=(json.dumps(LEGAL),)) as url, \
+                McpClient(url, name="names", timeout=60) as client:
+            yield client
 
 
 def offered(client):
     return {tool.server_name: tool.definition.name for tool in client._tools.values()}
+
+
+def test_the_transport_is_the_one_asked_for(server, request):
+    http = request.node.callspec.params["server"] != "stdio"
+    assert isinstance(server.transport, HttpTransport) is http and server.server_info["name"] == "agentmsg-names-server"
 
 
 def test_the_names_are_the_ones_asked_for():

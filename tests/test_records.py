@@ -1,6 +1,7 @@
 """Records: fixtures, schemas, migrations, unknown types, round trips and each variant's rules."""
 
 import copy
+import functools
 import json
 import logging
 import pickle
@@ -63,9 +64,13 @@ def schema_errors(document: Any) -> list[str]:
             names.append(name)
     found = []
     for name in names:
-        validator = jsonschema.Draft202012Validator(SCHEMAS[name], format_checker=jsonschema.FormatChecker())
-        found += [f"{name}: {error.message}" for error in validator.iter_errors(document)]
+        found += [f"{name}: {error.message}" for error in _validator(name).iter_errors(document)]
     return found
+
+
+@functools.cache  # one validator per schema, shared by the file's tests
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(SCHEMAS[name], format_checker=jsonschema.FormatChecker())
 
 
 def files(folder: str) -> list[Path]:

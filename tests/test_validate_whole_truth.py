@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -176,6 +177,14 @@ def test_an_unknown_key_is_a_warning_and_strict_makes_it_an_error(tmp_path: Path
         ("$.extra", "unexpected", "error"), ("$.content_parts", "unexpected", "error")]
     assert run(tmp_path, USER, "--strict")[0] == 0
 
+
+def test_unknown_keys_are_reported_for_the_kinds_docs_validate_names(tmp_path: Path) -> None:
+    docs = (ROOT / "docs" / "validate.md").read_text(encoding="utf-8")
+    named = docs[docs.index("The kinds of agentmsg's own documents are looked at"):].split(";", 1)[0]
+    assert {name for name, kind in KINDS.items() if kind.fields is not None} == set(re.findall(r"`(\w+)`", named))
+    message = {"role": "user", "content": "Hi", "extra": 1}
+    assert run(tmp_path, message)[1].splitlines()[0] == "F:4: $.extra: warning: unknown field, ignored by agentmsg [chat_message]"
+    assert run(tmp_path, {"model": "gpt-4o", "messages": [message]}) == (0, "1 document, 1 valid (1 openai_request), 0 invalid\n")
 
 def test_strict_makes_every_warning_an_error(tmp_path: Path) -> None:
     tool = {"name": "wordy", "description": "x" * 2000, "parameters": {"type": "object"}}

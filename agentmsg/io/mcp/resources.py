@@ -66,34 +66,24 @@ class McpResourceTemplate:
 
 def resource_template(item: object, index: int) -> McpResourceTemplate:
     """Return entry ``index`` of a ``resources/templates/list`` reply as an ``McpResourceTemplate``."""
-    where = f"resourceTemplates[{index}]"
-    if not isinstance(item, dict):
-        raise McpError(f"malformed reply to resources/templates/list: {where} must be an object", "protocol")
-    template, name = item.get("uriTemplate"), item.get("name")
-    if not isinstance(template, str) or not template or not isinstance(name, str):
-        raise McpError(f"malformed reply to resources/templates/list: {where} needs a uriTemplate and a name", "protocol")
-    return McpResourceTemplate(
-        template, name, _opt_str(item, "title"), _opt_str(item, "description"), _opt_str(item, "mimeType")
-    )
+    return McpResourceTemplate(*_listed(item, "resources/templates/list", f"resourceTemplates[{index}]", "uriTemplate"))
 
 
 def resource_info(item: object, index: int) -> McpResourceInfo:
     """Return entry ``index`` of a ``resources/list`` reply as an ``McpResourceInfo``."""
-    where = f"resources[{index}]"
+    fields = _listed(item, "resources/list", f"resources[{index}]", "uri")
+    size = item.get("size") if isinstance(item, dict) else None
+    return McpResourceInfo(*fields, size if isinstance(size, int) and not isinstance(size, bool) else None)
+
+
+def _listed(item: object, method: str, where: str, key: str) -> tuple[str, str, str | None, str | None, str | None]:
+    """Return a listed entry's ``key`` (its URI or URI template), name, title, description and MIME type."""
     if not isinstance(item, dict):
-        raise McpError(f"malformed reply to resources/list: {where} must be an object", "protocol")
-    uri, name = item.get("uri"), item.get("name")
-    if not isinstance(uri, str) or not uri or not isinstance(name, str):
-        raise McpError(f"malformed reply to resources/list: {where} needs a uri and a name", "protocol")
-    size = item.get("size")
-    return McpResourceInfo(
-        uri,
-        name,
-        _opt_str(item, "title"),
-        _opt_str(item, "description"),
-        _opt_str(item, "mimeType"),
-        size if isinstance(size, int) and not isinstance(size, bool) else None,
-    )
+        raise McpError(f"malformed reply to {method}: {where} must be an object", "protocol")
+    first, name = item.get(key), item.get("name")
+    if not isinstance(first, str) or not first or not isinstance(name, str):
+        raise McpError(f"malformed reply to {method}: {where} needs a {key} and a name", "protocol")
+    return first, name, _opt_str(item, "title"), _opt_str(item, "description"), _opt_str(item, "mimeType")
 
 
 def resource_contents(result: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
