@@ -18,6 +18,7 @@ name: must not be empty
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from .errors import ValidationError
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "type_name",
+    "check_name",
+    "check_id",
     "missing",
     "expected",
     "expect_object",
@@ -420,3 +423,37 @@ def map_items(convert: Callable[[_T], _R], items: Iterable[_T], path: str = "") 
             exc = exc.prefixed(i)
             raise (exc.prefixed(path) if path else exc) from None
     return out
+
+
+_NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
+_KNOWN_NAMES: set[str] = set()  # tool names seen valid (at most 4096): a set lookup skips the pattern
+
+
+def check_name(name: object, path: str = "name") -> str:
+    """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_]{1,64}$``).
+
+    >>> check_name("get_weather")
+    'get_weather'
+    """
+    if type(name) is str and name in _KNOWN_NAMES:
+        return name
+    if type(name) is not str:
+        raise ValidationError(f"expected a string, got {type_name(name)}", path, "type")
+    if _NAME.fullmatch(name) is None:
+        if len(name) > 64:
+            raise ValidationError("must be at most 64 characters", path, "pattern")
+        raise ValidationError(
+            "must be 1-64 characters of letters, digits and underscores", path, "pattern"
+        )
+    if len(_KNOWN_NAMES) < 4096:
+        _KNOWN_NAMES.add(name)
+    return name
+
+
+def check_id(value: object, path: str) -> str:
+    """Return ``value`` if it is an id: a non-empty string (a tool call's, a tool message's answer)."""
+    if type(value) is str and value:
+        return check_text(value, path)
+    if type(value) is not str:
+        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
+    raise ValidationError("must not be empty", path, "value")

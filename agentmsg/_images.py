@@ -13,7 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["is_base64", "decode_base64", "split_data_url", "sniff"]
+from ._checks import type_name
+from .errors import ValidationError
+
+__all__ = [
+    "IMAGE_MEDIA_TYPES", "is_base64", "decode_base64", "split_data_url", "sniff", "check_base64", "check_media_type",
+    "check_url",
+]
+
+IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
 
 
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -78,3 +87,60 @@ def sniff(head: bytes) -> str | None:
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+# -- the rules of an image source's fields (``ImageSource`` and the validator's check-only path) --
+
+def _load_http_url(text: str) -> re.Match[str] | None:
+    global _http_url
+    _http_url = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE).fullmatch
+    return _http_url(text)
+
+
+_http_url: Callable[[str], re.Match[str] | None] = _load_http_url
+
+
+def check_base64(data: object, path: str) -> str:
+    """Return ``data`` if it is bare, non-empty base64 text (an image source's ``data``)."""
+    if type(data) is not str:
+        raise ValidationError(f"expected a string, got {type_name(data)}", path, "type")
+    if data.startswith("data:"):
+        raise ValidationError(
+            "must be bare base64 without a 'data:' prefix (use ImageSource.from_url for data: URLs)",
+            path,
+            "value",
+        )
+    if not data:
+        raise ValidationError("must not be empty", path, "value")
+    if not is_base64(data):
+        raise ValidationError("must be valid base64", path, "value")
+    return data
+
+
+def check_media_type(media_type: object, path: str) -> str:
+    """Return ``media_type`` if it is one of ``IMAGE_MEDIA_TYPES``."""
+    if type(media_type) is str and media_type in _MEDIA_TYPES:
+        return media_type
+    if type(media_type) is not str:
+        raise ValidationError(f"expected a string, got {type_name(media_type)}", path, "type")
+    raise ValidationError(
+        "must be one of image/png, image/jpeg, image/gif, image/webp", path, "value"
+    )
+
+
+def check_url(url: object, path: str = "url") -> str:
+    """Return ``url`` if it is an http(s) URL or a ``data:`` URL of an image in base64.
+
+    >>> check_url("https://example.com/cat.png")
+    'https://example.com/cat.png'
+    """
+    if type(url) is not str:
+        raise ValidationError(f"expected a string, got {type_name(url)}", path, "type")
+    parts = split_data_url(url)
+    if parts is not None:
+        check_media_type(parts[0], path)
+        check_base64(parts[1], path)
+        return url
+    if _http_url(url) is None:
+        raise ValidationError("must be an http(s) URL or a data: URL", path, "pattern")
+    return url

@@ -37,6 +37,13 @@ def _reject_constant(name: str) -> object:
     raise ValidationError(f"{name} is not valid JSON", "", "json")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf - inf is nan: a literal such as 1e999 overflowed
+        raise ValidationError("number out of range", "", "size")
+    return value
+
+
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -66,7 +73,7 @@ def _load_decode(text: str) -> Any:
     global _decode
     from json import JSONDecoder
 
-    _decode = JSONDecoder(parse_constant=_reject_constant).decode
+    _decode = JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
     return _decode(text)
 
 
@@ -77,7 +84,9 @@ def _load_decode_checked(text: str) -> Any:
     global _decode_checked
     from json import JSONDecoder
 
-    _decode_checked = JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates).decode
+    _decode_checked = JSONDecoder(
+        parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_reject_duplicates
+    ).decode
     return _decode_checked(text)
 
 
@@ -85,7 +94,7 @@ _decode_checked: Callable[[str], Any] = _load_decode_checked
 
 
 def loads_strict(text: str | bytes, *, duplicates: bool = True) -> Any:
-    """Parse JSON, refusing NaN/Infinity and duplicate keys (one rule everywhere, as the CLI).
+    """Parse JSON, refusing NaN/Infinity, numbers that overflow and duplicate keys (one rule everywhere, as the CLI).
 
     >>> try:
     ...     loads_strict('{"path": "a.txt", "path": "/etc/passwd"}')
@@ -93,15 +102,20 @@ def loads_strict(text: str | bytes, *, duplicates: bool = True) -> Any:
     ...     print(exc.code, exc)
     unique duplicate key 'path': JSON objects must not repeat a key
     >>> try:
+    ...     loads_strict('{"limit": 1e999}')
+    ... except ValidationError as exc:
+    ...     print(exc.code, exc)
+    size number out of range
+    >>> try:
     ...     loads_strict(3 * 10**9)  # type: ignore[arg-type]  # not text, on purpose
     ... except ValidationError as exc:
     ...     print(exc.code, exc)
     type expected JSON text (a string or bytes), got number
 
     Errors are ``ValidationError`` with code ``json`` and the line and column (``unique`` for a
-    repeated key, ``type`` for something that is not text). Bytes are decoded as UTF-8, a
-    byte-order mark allowed. ``duplicates=False`` keeps the last of repeated keys, as
-    ``json.loads`` does (for text agentmsg wrote itself).
+    repeated key, ``size`` for a number that overflows a float, ``type`` for something that is not
+    text). Bytes are decoded as UTF-8, a byte-order mark allowed. ``duplicates=False`` keeps the
+    last of repeated keys, as ``json.loads`` does (for text agentmsg wrote itself).
     """
     if not isinstance(text, (str, bytes, bytearray, memoryview)):
         raise ValidationError(f"expected JSON text (a string or bytes), got {type_name(text)}", "", "type")

@@ -9,7 +9,9 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from ._checks import check_text, expect_object, get_str, sized, type_name
 from ._construct import builder, from_table, row
-from ._images import is_base64, split_data_url
+from ._images import (
+    IMAGE_MEDIA_TYPES, check_base64 as _check_base64, check_media_type as _check_media_type, check_url as _check_url,
+)
 from .errors import ValidationError
 
 __all__ = [
@@ -24,60 +26,6 @@ __all__ = [
 ]
 
 _P = TypeVar("_P", "TextPart", "ImagePart")
-
-IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-_MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
-
-
-# The patterns are compiled on first use, not when the module loads: each stub rebinds its
-# global to the compiled pattern's method, so later calls pay nothing.
-def _load_http_url(text: str) -> re.Match[str] | None:
-    global _http_url
-    _http_url = re.compile(r"https?://[^\s/?#]+[^\s]*", re.ASCII | re.IGNORECASE).fullmatch
-    return _http_url(text)
-
-
-_http_url: Callable[[str], re.Match[str] | None] = _load_http_url
-
-
-def _check_base64(data: object, path: str) -> str:
-    if type(data) is not str:
-        raise ValidationError(f"expected a string, got {type_name(data)}", path, "type")
-    if data.startswith("data:"):
-        raise ValidationError(
-            "must be bare base64 without a 'data:' prefix (use ImageSource.from_url for data: URLs)",
-            path,
-            "value",
-        )
-    if not data:
-        raise ValidationError("must not be empty", path, "value")
-    if not is_base64(data):
-        raise ValidationError("must be valid base64", path, "value")
-    return data
-
-
-def _check_media_type(media_type: object, path: str) -> str:
-    if type(media_type) is str and media_type in _MEDIA_TYPES:
-        return media_type
-    if type(media_type) is not str:
-        raise ValidationError(f"expected a string, got {type_name(media_type)}", path, "type")
-    raise ValidationError(
-        "must be one of image/png, image/jpeg, image/gif, image/webp", path, "value"
-    )
-
-
-def _check_url(url: object, path: str = "url") -> str:
-    if type(url) is not str:
-        raise ValidationError(f"expected a string, got {type_name(url)}", path, "type")
-    parts = split_data_url(url)
-    if parts is not None:
-        _check_media_type(parts[0], path)
-        _check_base64(parts[1], path)
-        return url
-    if _http_url(url) is None:
-        raise ValidationError("must be an http(s) URL or a data: URL", path, "pattern")
-    return url
-
 
 def _check_path(path_value: object, path: str = "path") -> str:
     if type(path_value) is not str:

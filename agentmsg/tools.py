@@ -8,7 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, overload
 
-from ._checks import check_text, count, expect_object, get_bool, get_str, sized, type_name
+from ._checks import (
+    _KNOWN_NAMES, _NAME, check_id as _check_id, check_name, check_text, count, expect_object, get_bool, get_str, sized,
+    type_name,
+)
 from ._construct import builder, from_table, list_to_dict, raw_setters, row
 from ._json import loads_strict
 from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
@@ -25,27 +28,8 @@ __all__ = [
     "to_wire_name",
 ]
 
-_NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
-_KNOWN_NAMES: set[str] = set()
 _EMPTY_ARGS: FrozenDict = freeze_json({})
 T = TypeVar("T")
-
-
-def check_name(name: object, path: str = "name") -> str:
-    """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_]{1,64}$``)."""
-    if type(name) is str and name in _KNOWN_NAMES:
-        return name
-    if type(name) is not str:
-        raise ValidationError(f"expected a string, got {type_name(name)}", path, "type")
-    if _NAME.fullmatch(name) is None:
-        if len(name) > 64:
-            raise ValidationError("must be at most 64 characters", path, "pattern")
-        raise ValidationError(
-            "must be 1-64 characters of letters, digits and underscores", path, "pattern"
-        )
-    if len(_KNOWN_NAMES) < 4096:
-        _KNOWN_NAMES.add(name)
-    return name
 
 
 # -- Wire names <-> canonical names ------------------------------------------------------------
@@ -179,14 +163,6 @@ def to_wire_name(canonical_name: str) -> str:
 
 def _unescape(match: re.Match[str]) -> str:
     return chr(int(match.group(1), 16))
-
-
-def _check_id(value: object, path: str) -> str:
-    if type(value) is str and value:
-        return check_text(value, path)
-    if type(value) is not str:
-        raise ValidationError(f"expected a string, got {type_name(value)}", path, "type")
-    raise ValidationError("must not be empty", path, "value")
 
 
 def _check_arguments(arguments: object) -> FrozenDict:

@@ -5,7 +5,8 @@ Run: python benchmarks/callgrind_core.py [workload ...]   (needs valgrind on PAT
 Each workload runs in a fresh interpreter under ``valgrind --tool=callgrind`` twice, ``N`` and
 ``2N`` times; the difference, divided by ``N``, is the steady-state cost of one loop turn (start-up,
 imports and first-use work cancel out). The same is done for an empty workload (the loop and the
-call of a no-op), which is subtracted. Figures are instructions per operation.
+call of a no-op), which is subtracted. Figures are instructions per operation. The workloads
+named ``pydantic ...`` are the peers of the goal table's core rows (they need the bench extra).
 
 ``python benchmarks/callgrind_core.py --run NAME COUNT`` is what runs under valgrind;
 ``--cpu [workload ...]`` prints CPU time per operation instead (the least of many short runs).
@@ -95,13 +96,35 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
         "ToolResult.to_dict": (5000, lambda: ToolResult.error("call_001", "timeout").to_dict),
         "conversation from JSON (1,000)": (4, conversation_from_json),
         "conversation to_dict (1,000)": (4, conversation_to_dict),
+        "pydantic conversation from JSON (1,000)": (4, _pydantic_from_json),
     }
     for name, make in messages.items():
         count = 1000 if name == "assistant" else 5000
+        if name == "assistant":
+            out["pydantic from_dict assistant"] = (count, lambda: _pydantic_from_dict(assistant().to_dict()))
         out[f"from_dict {name}"] = (count, lambda make=make: lambda doc=make().to_dict(): ChatMessage.from_dict(doc))
         out[f"to_dict {name}"] = (count, lambda make=make: make().to_dict)
         out[f"repr {name}"] = (5000, lambda make=make: make().__repr__)
     return out
+
+
+def _pydantic_from_dict(doc: dict[str, Any]) -> Callable[[], Any]:
+    """The peer of ``from_dict assistant``: ``PMessage.model_validate`` (needs the bench extra)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from pydantic_peer import pydantic_models
+
+    model = pydantic_models()[0]
+    return lambda: model.model_validate(doc)
+
+
+def _pydantic_from_json() -> Callable[[], Any]:
+    """The peer of ``conversation from JSON``: ``TypeAdapter(list[PMessage]).validate_json``."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from pydantic_peer import pydantic_models
+
+    text = json.dumps(conversation())
+    many = pydantic_models()[3]
+    return lambda: many.validate_json(text)
 
 
 def run(name: str, count: int) -> None:

@@ -5,6 +5,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -104,10 +105,25 @@ def postgres_url():  # type: ignore[no-untyped-def]
 def ctrl_c():
     """Ctrl-C raises KeyboardInterrupt during the test, even where the runner was started with SIGINT
     ignored (a background job of a non-interactive shell inherits SIG_IGN, and Python keeps it)."""
-    import signal
-
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Give this pytest process its own MCP fork server socket (tests/mcp_forkserver.py starts it on first use)."""
+    os.environ["AGENTMSG_MCP_FORKSERVER"] = str(Path(tempfile.mkdtemp(prefix="agentmsg-mcp-")) / "fork")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop this process's MCP fork server, if a test started it, and remove its folder."""
+    path = Path(os.environ.pop("AGENTMSG_MCP_FORKSERVER", ""))
+    if not path.name:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(path.with_suffix(".pid").read_text())
+        if str(path).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():  # it, not a process that took its pid
+            os.kill(pid, signal.SIGTERM)
+    shutil.rmtree(path.parent, ignore_errors=True)

@@ -3,9 +3,10 @@
 import contextlib
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from mcp_forkserver import sdk_server
 
 SERVER = Path(__file__).parent / "mcp_server.py"
 
@@ -32,7 +33,7 @@ class HttpServer:
 
     def start(self) -> str:
         self.proc = proc = subprocess.Popen(
-            [sys.executable, str(self.script), *self.args, "--http", str(self.port), *self.options],
+            sdk_server(self.script, *self.args, "--http", str(self.port), *self.options),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + self.ready_within

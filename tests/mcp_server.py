@@ -19,7 +19,8 @@ Run as ``python tests/mcp_server.py`` (stdio) or ``python tests/mcp_server.py --
   ``client_capabilities`` (what the client declared), ``ask_model`` (sampling),
   ``ask_user`` (form elicitation), ``ask_user_url`` (URL elicitation), ``show_roots``
   (roots/list), ``log_line`` (a log message), ``touch`` (says a subscribed resource changed),
-  ``wait_for_cancel`` and ``was_cancelled`` (whether the server saw notifications/cancelled),
+  ``wait_for_cancel`` (logs that it waits, then waits) and ``was_cancelled`` (whether the server saw
+  notifications/cancelled),
   ``ping_client`` (pings the client); ``resources/subscribe`` and ``unsubscribe``, and
   ``logging/setLevel`` (recorded; ``subscriptions`` and ``log_level`` report them).
 
@@ -275,7 +276,9 @@ async def touch(uri: str, ctx: Context) -> str:
 
 @server.tool(structured_output=False)
 async def wait_for_cancel(seconds: float, ctx: Context) -> str:
-    """Wait; record it when the client cancels the call."""
+    """Say so in a log message (logger ``wait_for_cancel``), then wait; record it when the client cancels the call."""
+    await ctx.session.send_log_message("info", {"text": "waiting"}, logger="wait_for_cancel",
+                                       related_request_id=related(ctx))
     try:
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():

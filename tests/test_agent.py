@@ -45,11 +45,12 @@ from agentmsg.io.mcp import McpClient
 from agentmsg.io.store import MessageStore
 from agentmsg.providers import anthropic, ollama, openai
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data" / "agent"
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 QUESTION = "What recipes do I have?"
 LOOKING = "Let me check your cookbook."
@@ -833,7 +834,8 @@ def test_a_server_that_fails_to_list_its_changed_tools_ends_the_turn_with_an_err
         def on_event(event):
             events.append(event)
             if isinstance(event, ToolMessageComplete):  # the server said its tools changed, then goes away
-                client.transport.process.kill()
+                client.transport.process.terminate()
+                client.transport.process.wait(30)  # gone before the turn asks it for its tools
 
         history = ConversationHistory([ChatMessage.system("s")])
         turn = AgentTurn(openai, history, "Add a tool", mcp=[client], policy=ApprovalPolicy(default="auto"),

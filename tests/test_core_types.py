@@ -192,7 +192,7 @@ def test_empty_arguments_are_an_empty_object(text: str) -> None:
 @pytest.mark.parametrize(
     "text, code",
     [('{"a": ', "json"), ("[1, 2]", "type"), ('"x"', "type"), ('{"a": NaN}', "json"), ("[" * 50000, "depth"),
-     ('{"n": 1' + "0" * 5000 + "}", "json")],
+     ('{"n": 1' + "0" * 5000 + "}", "json"), ('{"n": 1e999}', "size"), ('{"n": [-1e400]}', "size")],
 )
 def test_invalid_json_arguments_keep_the_raw_text(text: str, code: str) -> None:
     with pytest.raises(InvalidArgumentsError) as info:
@@ -322,6 +322,18 @@ def test_integers_beyond_4300_digits_are_refused_where_values_are_checked(tmp_pa
     with MessageStore(tmp_path / "s.db") as store:
         store.save_many("conv", messages[1:])  # the store keeps no system prompt
         assert store.load("conv") == tuple(messages[1:])
+
+
+def test_loads_strict_refuses_a_number_that_overflows_a_float() -> None:
+    from agentmsg._json import loads_strict
+
+    for text in ('{"role": "user", "content": "a", "x": 1e999}', "[-1E+400]", '{"a": {"b": [2e308]}}'):
+        with pytest.raises(ValidationError) as info:
+            loads_strict(text)
+        assert info.value.code == "size"
+        with pytest.raises(ValidationError):
+            loads_strict(text, duplicates=False)
+    assert loads_strict("[1.7976931348623157e308, 5e-324, 1e-999]") == [1.7976931348623157e308, 5e-324, 0.0]
 
 
 def test_from_json_takes_text_only_and_refuses_duplicate_keys() -> None:

@@ -134,7 +134,8 @@ def test_type_hints_of_the_public_dataclasses_still_resolve() -> None:
 
 def test_the_cli_loads_only_what_its_documents_need(tmp_path: Path) -> None:
     # start-up: an empty file loads no kind, no core type, no codec (nor typing, dataclasses,
-    # shutil, logging); chat messages load the core types, and still no codec, record or event
+    # shutil, logging); valid chat messages take the check-only path: no core type either, nor
+    # typing and dataclasses, and still no codec, record or event
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "Hi"}\n{"role": "assistant", "content": '
                                          '"Hello", "tool_calls": [{"id": "c1", "name": "now", "arguments": {}}]}\n')
@@ -152,4 +153,4 @@ def test_the_cli_loads_only_what_its_documents_need(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "[]", "['agentmsg.messages', 'agentmsg.validate._registry', 'dataclasses', 'typing']"]
+        "[]", "['agentmsg.validate._registry']"]

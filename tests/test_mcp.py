@@ -15,8 +15,10 @@ from agentmsg.io.mcp import McpClient, McpError, McpResourceInfo, ResourceCache
 from agentmsg.io.mcp.protocol import parse_message, reply_result
 from agentmsg.records import McpResource, decode
 
+from mcp_forkserver import sdk_server
+
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 PNG_B64 = json.loads((TESTS / "data" / "mcp" / "2026-07-28_blob_resource_contents_png.json").read_text())["blob"]
 
 
@@ -214,19 +216,19 @@ def test_server_that_dies_mid_session():
 def test_hung_server_is_bounded_by_the_timeout():
     started = time.monotonic()
     with pytest.raises(McpError) as info:
-        fake("hang_init", timeout=0.5).start()
-    assert info.value.code == "timeout" and "no reply to initialize within 0.5 s" in str(info.value)
+        fake("hang_init", timeout=0.2).start()
+    assert info.value.code == "timeout" and "no reply to initialize within 0.2 s" in str(info.value)
     assert time.monotonic() - started < 10
 
 
 def test_hung_request_times_out_and_resolve_fails_cleanly():
     with fake("hang") as client:
-        client.timeout = 0.3  # after the handshake, which may take longer on a busy machine
+        client.timeout = 0.1  # after the handshake, which may take longer on a busy machine
         with pytest.raises(McpError, match="no reply to resources/list") as info:
             client.list_resources()
         assert info.value.code == "timeout"
         record = ResourceCache(client).get("fake-hang", "file:///a")
-        assert record.status == "failed" and "no reply to resources/read within 0.3 s" in record.error
+        assert record.status == "failed" and "no reply to resources/read within 0.1 s" in record.error
 
 
 def test_server_requests_and_notifications_are_handled():

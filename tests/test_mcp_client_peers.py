@@ -240,6 +240,7 @@ def test_a_flood_of_server_requests_is_bounded():
 def test_a_huge_server_request_is_bounded():
     with fake("huge_request", max_message_bytes=1 << 20, sampling=lambda r: None) as client:
         outcome = finishes(lambda: client.call_tool("big"))
+        assert client.transport.stuck  # its output is no longer read: close gives it no grace period
     error = outcome["error"]
     assert isinstance(error, McpError) and error.code == "protocol" and f"longer than {1 << 20} bytes" in str(error)
 

@@ -9,7 +9,6 @@ sets it. The sampling test's model answers in the Messages API's recorded shape
 import contextlib
 import json
 import logging
-import sys
 import threading
 import time
 from pathlib import Path
@@ -38,10 +37,11 @@ from agentmsg.io.mcp import (
 )
 from agentmsg.providers import anthropic
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 SERVER_LOG = "agentmsg.io.mcp.server"
 
@@ -61,6 +61,11 @@ class Host:
         self.sample = lambda request: SamplingResult(ChatMessage.assistant("Paris"), "scripted")
         self.elicit = lambda request: request.decline()
         self.asked = []
+        self.waiting = threading.Event()  # set when wait_for_cancel says it waits: the call is running
+
+    def notification(self, method, params):
+        if method == "notifications/message" and params.get("logger") == "wait_for_cancel":
+            self.waiting.set()
 
     def sampling(self, request):
         self.asked.append(request)
@@ -89,7 +94,7 @@ def host():
 @pytest.fixture(scope="module")
 def kitchen(target, host):
     with McpClient(target, name="kitchen", timeout=30, sampling=host.sampling, elicitation=host.elicitation,
-                   roots=[McpRoot("file:///home/cook/recipes", "recipes")]) as client:
+                   on_notification=host.notification, roots=[McpRoot("file:///home/cook/recipes", "recipes")]) as client:
         yield client
 
 
@@ -264,7 +269,7 @@ def test_a_slow_sampling_handler_is_bounded(target):
         request.cancelled.wait(30)  # the client sets it when the time is up
         return SamplingResult(ChatMessage.assistant("too late"), "slow")
 
-    with McpClient(target, name="slow", timeout=30, sampling=slow, handler_timeout=0.5) as client:
+    with McpClient(target, name="slow", timeout=30, sampling=slow, handler_timeout=0.2) as client:
         result = refusal(client, "ask_model", {"question": "q"})
     assert started.is_set() and "did not answer in time" in result
 
@@ -340,11 +345,17 @@ def test_ping_both_ways(kitchen):
     assert kitchen.call_tool("ping_client").text == "pong"
 
 
-def test_a_cancelled_call_tells_the_server(kitchen):
+def when(event, action, *args):
+    """Run ``action(*args)`` on a thread of its own once ``event`` is set (the server is inside the call)."""
+    threading.Thread(target=lambda: event.wait(30) and action(*args), daemon=True).start()
+
+
+def test_a_cancelled_call_tells_the_server(kitchen, host):
     switch = Cancellation()
-    threading.Timer(0.3, switch.cancel, ("the user left",)).start()
+    when(host.waiting, switch.cancel, "the user left")
     with pytest.raises(McpError) as info:
         kitchen.call_tool("wait_for_cancel", {"seconds": 60}, cancel=switch)
+    assert host.waiting.is_set()
     assert info.value.code == "cancelled" and "the user left" in str(info.value)
     eventually(lambda: json.loads(kitchen.call_tool("was_cancelled").text))
     # the client still works, and a cancelled switch stops a call before it is sent
@@ -361,7 +372,7 @@ def test_a_call_that_times_out_tells_the_server(kitchen):
     eventually(lambda: len(json.loads(kitchen.call_tool("was_cancelled").text)) > before)
 
 
-def test_cancelling_the_turn_cancels_its_mcp_call(kitchen):
+def test_cancelling_the_turn_cancels_its_mcp_call(kitchen, host):
     def model(body):
         if body["messages"][-1]["role"] == "user":
             call = {"id": "call_1", "type": "function", "function": {"name": "wait_for_cancel", "arguments": '{"seconds": 60}'}}
@@ -375,8 +386,8 @@ def test_cancelling_the_turn_cancels_its_mcp_call(kitchen):
     history = ConversationHistory([ChatMessage.system("You cook.")])
     turn = AgentTurn(openai, history, "Wait for me.", mcp=[kitchen], policy=ApprovalPolicy(default="auto"),
                      params={"model": "gpt-4o"})
-    threading.Timer(0.5, turn.cancel, ("the user pressed stop",)).start()
+    when(host.waiting, turn.cancel, "the user pressed stop")
     outcome = turn.run(model)
-    assert outcome.status == "cancelled"
+    assert outcome.status == "cancelled" and host.waiting.is_set()
     assert history.messages[-1].role.name in ("TOOL", "ASSISTANT")
     eventually(lambda: len(json.loads(kitchen.call_tool("was_cancelled").text)) > before)

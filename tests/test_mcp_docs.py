@@ -10,6 +10,7 @@ import pytest
 
 from agentmsg.io.mcp import McpClient
 
+from mcp_forkserver import sdk_server
 from mcp_http import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,7 @@ def test_the_client_example_talks_to_the_server_example(tmp_path):
 
 def test_the_server_example_sends_structured_content_as_the_docs_say(tmp_path):
     (tmp_path / "kitchen_server.py").write_text(SERVER, encoding="utf-8")
-    with McpClient([sys.executable, str(tmp_path / "kitchen_server.py")], timeout=60) as client:
+    with McpClient(sdk_server(tmp_path / "kitchen_server.py"), timeout=60) as client:
         result = client.call_tool("list_recipes")
     assert dict(result.structured) == {"result": "Pancakes\nOmelette"} and result.text == "Pancakes\nOmelette"
 

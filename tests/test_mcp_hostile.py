@@ -72,10 +72,10 @@ def test_a_server_that_stops_reading_cannot_block_a_request_or_close():
     client = fake("no_read", timeout=30).start()  # the handshake may take its time on a busy machine
     big = {"padding": "p" * (1 << 20)}  # far beyond a pipe's buffer: the writer blocks
     for _ in range(3):
-        outcome = finishes(lambda: client.request("resources/list", big, timeout=0.5))
+        outcome = finishes(lambda: client.request("resources/list", big, timeout=0.1))
         assert isinstance(outcome.get("error"), McpError) and outcome["error"].code == "timeout"
     # the lock is not held by a blocked write: another caller still gets its own bounded answer
-    outcome = finishes(lambda: client.request("resources/read", {"uri": "file:///a"}, timeout=0.2))
+    outcome = finishes(lambda: client.request("resources/read", {"uri": "file:///a"}, timeout=0.1))
     assert outcome["error"].code == "timeout"
     pid = client.transport.process.pid
     assert "error" not in finishes(client.close)
@@ -167,6 +167,7 @@ def test_a_message_over_the_size_limit_is_a_clear_error():
         error = outcome["error"]
         assert isinstance(error, McpError) and error.code == "protocol"
         assert f"longer than {1 << 20} bytes" in str(error)
+        assert client.transport.stuck  # its output is no longer read: close gives it no grace period
         # the connection is over: later requests fail at once, they do not wait
         assert finishes(client.list_resources)["error"].code == "closed"
 
@@ -181,6 +182,7 @@ def test_a_server_that_closes_its_input_fails_the_request_at_once_not_at_the_tim
         box = finishes(lambda: client.request("resources/list"))
         assert isinstance(box.get("error"), McpError) and box["error"].code == "closed"
         assert "could not send" in box["error"].message
+        assert client.transport.stuck  # it cannot see its input end: close gives it no grace period
         with pytest.raises(McpError, match="not running"):  # the connection counts as broken
             client.request("resources/list")
     finally:

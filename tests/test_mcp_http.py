@@ -123,7 +123,7 @@ def test_a_turn_goes_on_when_the_server_restarts_between_steps(sdk_server):
 
 
 class Dribbler:
-    """A raw-socket HTTP peer: answers initialize, then sends the answer to any other request one byte per 100 ms.
+    """A raw-socket HTTP peer: answers initialize, then sends the answer to any other request one byte per 20 ms.
 
     ``part`` says what dribbles: the status line and ``headers``, a JSON ``body``, or an ``event``
     of a server-sent stream.
@@ -177,7 +177,7 @@ class Dribbler:
                     if self.stop.is_set():
                         return
                     conn.sendall(bytes([byte]))
-                    time.sleep(0.1)
+                    time.sleep(0.02)  # a byte every 20 ms: each read gets one well within the timeout
             except OSError:  # the client hung up: what the test expects
                 return
 
@@ -191,7 +191,7 @@ def test_slow_headers_or_body_cannot_hold_call_tool_past_its_timeout(part):
     peer = Dribbler(part)
     try:
         with McpClient(HttpTransport(peer.url, listen=False), name="slow", timeout=30) as client:
-            box = finishes(lambda: client.call_tool("anything", timeout=1.0))
+            box = finishes(lambda: client.call_tool("anything", timeout=0.25))
         assert "value" not in box
         error = box["error"]
         assert isinstance(error, McpError) and error.code == "timeout"

@@ -8,7 +8,6 @@ models in each provider's wire shape.
 import json
 import logging
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from agentmsg.io.mcp.tools import listed_tools, tool_names
 from agentmsg.providers import anthropic, gemini, ollama, openai
 from agentmsg.tools import check_name, to_wire_name
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
@@ -39,7 +39,7 @@ PROVIDER_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # OpenAI, Anthropic
 
 
 def names_server(names, **kwargs):
-    return McpClient([sys.executable, str(NAMES_SERVER), json.dumps(names)], name="names", timeout=60, **kwargs)
+    return McpClient(sdk_server(NAMES_SERVER, json.dumps(names)), name="names", timeout=60, **kwargs)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http", "http-json"])

@@ -14,10 +14,11 @@ from agentmsg.io.mcp import HttpTransport, McpClient, McpError, McpToolResult
 from agentmsg.records import ToolRequest
 from agentmsg.tools import ToolCall
 
+from mcp_forkserver import sdk_server
 from mcp_http import http_server
 
 TESTS = Path(__file__).parent
-REAL_SERVER = [sys.executable, str(TESTS / "mcp_server.py")]
+REAL_SERVER = sdk_server(TESTS / "mcp_server.py")
 RECIPES = "Pancakes\nTomato soup\nOmelette"
 
 
@@ -232,10 +233,10 @@ class _Endpoint(http.server.BaseHTTPRequestHandler):
                 result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "x"}}
                 self.wfile.write(b"event: message\ndata: " + json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode() + b"\n\n")
                 return
-            for _ in range(100):
+            for _ in range(500):  # a comment every 20 ms: each read gets bytes well within the timeout
                 self.wfile.write(b": keep-alive\n\n")
                 self.wfile.flush()
-                time.sleep(0.1)
+                time.sleep(0.02)
         elif mode == "gone":  # 404 for a session the server forgot
             if body.get("method") == "initialize":
                 data = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {
@@ -293,12 +294,12 @@ def test_http_error_status_is_an_http_error(endpoint):
 def test_http_silence_and_endless_streams_honour_the_timeout(endpoint):
     _Endpoint.mode = "silent"
     with pytest.raises(McpError) as info:
-        McpClient(_url(endpoint), timeout=0.5).start()
+        McpClient(_url(endpoint), timeout=0.2).start()
     assert info.value.code == "timeout"
     _Endpoint.mode = "endless"
     with McpClient(_url(endpoint), timeout=10) as client:
         with pytest.raises(McpError) as info:
-            client.request("tools/list", timeout=0.5)
+            client.request("tools/list", timeout=0.2)
         assert info.value.code == "timeout"
 
 

@@ -561,6 +561,7 @@ def test_detection_never_picks_the_fine_tuning_or_hf_kinds(tmp_path: Path, capsy
 def test_jobs_give_the_report_and_the_summary_of_one_process(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("agentmsg.validate._jobs._MIN_PIECE", 1)  # let a small file be cut into pieces
+    monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
     broken = drone(1)
     broken["messages"][2]["tool_calls"][0]["function"]["name"] = "hover"
     body = (TOY.read_text(encoding="utf-8") + DRONE.read_text(encoding="utf-8") + json.dumps(broken) + "\n") * 40

@@ -46,8 +46,9 @@ def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) ->
 
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let --jobs cut a small file anywhere (a file under 2 MiB is checked in one process otherwise)."""
+    """Let --jobs cut a small file anywhere (a file under 8 MiB is checked in one process otherwise)."""
     monkeypatch.setattr("agentmsg.validate._jobs._MIN_PIECE", 1)
+    monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -57,8 +58,14 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return status, out, err
 
 
-def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "agentmsg.validate", *args], input=stdin, capture_output=True,
+# The command, with --jobs cutting a file of 2 bytes or more into pieces of 16 KiB or more.
+CUT_SMALL = ("import sys, agentmsg.validate._jobs as jobs; jobs._WORTH, jobs._MIN_PIECE = 2, 16 << 10; "
+             "from agentmsg.validate import main; sys.exit(main())")
+
+
+def cli(*args: str, stdin: bytes | None = None, cut_small: bool = False) -> subprocess.CompletedProcess[str]:
+    command = ["-c", CUT_SMALL] if cut_small else ["-m", "agentmsg.validate"]
+    result = subprocess.run([sys.executable, *command, *args], input=stdin, capture_output=True,
                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
     out = subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
     assert "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
@@ -68,25 +75,26 @@ def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[s
 # -- --jobs: the same report as one process ---------------------------------------------------
 
 
-@pytest.mark.parametrize("jobs, shape", [(3, "plain"), (2, "bom"), (3, "final-newline"), (7, "plain")])
-def test_jobs_write_the_report_of_one_process(jobs: int, shape: str, tmp_path: Path, small_pieces: None,
+def test_jobs_write_the_report_of_one_process(tmp_path: Path, small_pieces: None,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(25, bom=shape == "bom", final_newline=shape == "final-newline"))
+    paths = [tmp_path / f"{shape}.jsonl" for shape in ("plain", "bom", "final-newline")]
+    paths[0].write_bytes(log_bytes(25))
+    paths[1].write_bytes(log_bytes(25, bom=True))
+    paths[2].write_bytes(log_bytes(25, final_newline=True))
+    files = [str(path) for path in paths]
     for fmt in ("text", "json"):
-        serial = run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, str(path)], capsys)
-        assert run(["--max-bytes", "1500", "--max-problems", "0", "--format", fmt, "--jobs", str(jobs), str(path)],
-                   capsys) == serial
-        capped = run(["--max-bytes", "1500", "--format", fmt, str(path)], capsys)
-        assert run(["--max-bytes", "1500", "--format", fmt, "--jobs", str(jobs), str(path)], capsys) == capped
-    lines = serial[1]
-    problems = json.loads(lines)["problems"]
+        for cap in ([], ["--max-problems", "0"]):  # the first 20 problems of each file, and every one
+            serial = run(["--max-bytes", "1500", *cap, "--format", fmt, *files], capsys)
+            for jobs in ("2", "3", "7"):
+                assert run(["--max-bytes", "1500", *cap, "--format", fmt, "--jobs", jobs, *files], capsys) == serial
     assert serial[0] == 1
-    # every sort of finding is in the report, down to the last line, which has no newline
-    assert {p["code"] for p in problems} >= {"type", "json", "unique", "encoding", "size", "pattern", "value",
-                                             "warning", "unknown", "missing"}
-    assert problems[-1]["line"] == 25 * len(LINES) + 1
-    assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
+    for path in files:
+        problems = [p for p in json.loads(serial[1])["problems"] if p["file"] == path]
+        # every sort of finding is in the report, down to the last line, which has no newline
+        assert {p["code"] for p in problems} >= {"type", "json", "unique", "encoding", "size", "pattern", "value",
+                                                 "warning", "unknown", "missing"}
+        assert problems[-1]["line"] == 25 * len(LINES) + 1
+        assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
 
 
 def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
@@ -102,12 +110,11 @@ def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: No
 
 def test_the_real_command_with_jobs(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(700))  # over 2 MiB: cut in pieces of 1 MiB or more
-    assert path.stat().st_size > 2 << 20
+    path.write_bytes(log_bytes(60))  # about 190 KiB: cut in about ten pieces
     serial = cli("--max-bytes", "1500", "--max-problems", "0", str(path))
-    parallel = cli("--max-bytes", "1500", "--max-problems", "0", "-j", "2", str(path))
+    parallel = cli("--max-bytes", "1500", "--max-problems", "0", "-j", "2", str(path), cut_small=True)
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
-    assert serial.returncode == 1 and serial.stdout.count("\n") > 6000
+    assert serial.returncode == 1 and serial.stdout.count("\n") > 500
 
 
 @pytest.mark.parametrize("data, status, summary", [
@@ -129,12 +136,12 @@ def test_small_inputs_and_exit_codes(data: bytes | str, status: int, summary: st
 
 def test_jobs_with_several_files_a_missing_one_and_standard_input(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    log.write_bytes(log_bytes(700))
+    log.write_bytes(log_bytes(60))
     single = tmp_path / "one.json"
     single.write_text('{\n  "role": "user",\n  "content": 5\n}\n')
     args = [str(log), str(tmp_path / "missing.jsonl"), str(single), "-"]
     serial = cli(*args, stdin=log_bytes(2))
-    parallel = cli("--jobs", "3", *args, stdin=log_bytes(2))
+    parallel = cli("--jobs", "3", *args, stdin=log_bytes(2), cut_small=True)
     assert serial.returncode == 2  # the missing file
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
     assert "<stdin>:" in serial.stdout and "one.json:3: $.content" in serial.stdout
@@ -146,6 +153,47 @@ def test_jobs_with_conversation_and_kind(tmp_path: Path, small_pieces: None, cap
     for args in (["--conversation"], ["--kind", "chat_message"], ["--kind", "tool_call"]):
         serial = run([*args, str(path)], capsys)
         assert run([*args, "--jobs", "2", str(path)], capsys) == serial
+
+
+def test_jobs_when_no_worker_can_start(tmp_path: Path, small_pieces: None, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(5))
+    serial = run(["--max-bytes", "1500", str(path)], capsys)
+
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")  # fork() when no process is left
+
+    monkeypatch.setattr("multiprocessing.context.BaseContext.Pool", no_processes)
+    assert run(["--max-bytes", "1500", "--jobs", "2", str(path)], capsys) == serial
+
+
+def test_jobs_never_wait_for_a_worker_that_does_not_answer(tmp_path: Path, small_pieces: None,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker is busy for ten minutes: the command checks the pieces they hold itself."""
+    import time
+
+    from agentmsg.validate._jobs import _Workers
+
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(5))
+    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    init = _Workers.__init__
+    busy = []
+
+    def init_busy(self: _Workers, count: int) -> None:
+        init(self, count)
+        for _ in range(1200):  # the workers are up (a fork server starting on a loaded machine: seconds)
+            if self.pool is not None:
+                break
+            time.sleep(0.05)
+        busy.extend(self.pool.apply_async(time.sleep, (600,)) for _ in range(count))
+
+    monkeypatch.setattr(_Workers, "__init__", init_busy)
+    for jobs in ("2", "3"):
+        assert run(["--max-bytes", "1500", "--jobs", jobs, str(path)], capsys) == serial
+    assert busy and not any(sleep.ready() for sleep in busy)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "", "1.5"])
@@ -164,15 +212,19 @@ def test_pieces_are_whole_lines_with_their_numbers(small_pieces: None) -> None:
     starts = [0]
     for n in lengths:
         starts.append(starts[-1] + n + 1)
-    assert [p[0] for p in list(_pieces(io.BytesIO(b"abcdefghi\n" * 12), 0, 120, 4, 1))] == [0, 30, 60, 90]
+    # big pieces first, small ones last: each a 2 * jobs-th of the bytes left
+    assert [p[0] for p in list(_pieces(io.BytesIO(b"abcdefghi\n" * 12), 0, 120, 4, 1))] == [
+        0, 20, 40, 50, 60, 70, 80, 90, 100, 110]
     for jobs in range(1, 40):
         for begin in (0, starts[1], starts[4]):
             pieces = list(_pieces(io.BytesIO(data), begin, len(data), jobs, 7))
             assert pieces[0][0] == begin and pieces[-1][1] is None
-            assert len(pieces) <= jobs  # each piece but the last holds a jobs-th of the bytes or more
             for (a, b, line), following in zip(pieces, pieces[1:] + [(len(data), None, 0)]):
                 assert a in starts and b in (following[0], None)  # contiguous, cut at line starts
                 assert line == 7 + data.count(b"\n", begin, a)
+                if b is not None:  # the first line start at or after a 2 * jobs-th of what is left
+                    least = a + max(1, (len(data) - a) // (2 * jobs))
+                    assert b >= least and not any(least <= s < b for s in starts)
 
 
 # -- the progress line ------------------------------------------------------------------------

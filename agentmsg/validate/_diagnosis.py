@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable
 
 from .._checks import type_name
-from .._json import _reject_constant, _reject_duplicates
+from .._json import _finite_float, _reject_constant, _reject_duplicates
 from ..errors import ORDER_CODES, ConversationOrderError, ValidationError
 from ._fields import unknown_fields
 from ._json_position import find_refused, line_column, locate, parse_path
@@ -44,13 +44,6 @@ UNKNOWN_FIELD = "unknown field, ignored by agentmsg"
 DEEP: Problem = ("", "depth", "nested too deeply to check")
 
 _FAILURES = (ValidationError, ConversationOrderError, Problems, RecursionError)
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value - value != 0.0:
-        raise ValidationError("number out of range", "", "size")
-    return value
 
 
 # The careful decoder: refuses duplicate keys, NaN/Infinity and floats that overflow.

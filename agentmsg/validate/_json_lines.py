@@ -7,8 +7,11 @@
 Theory of operation: the lines are read a mebibyte at a time, whole lines only, so memory stays
 bounded whatever the file size, and a line longer than ``--max-bytes`` is skipped, never held.
 Each line takes the fast path: the C scanner with the strict hooks, the candidate kinds looked
-up by the document's shape, the core's ``from_dict``. Only a line that fails (or looks unusual)
-goes to the careful path (``_diagnosis.check``), which parses it again and explains it.
+up by the document's shape, then the kind's check-only function (``_check_only``: its rules
+applied to the parsed dicts, no object built) or, for a kind without one or a document it does
+not prove, the core's ``from_dict`` and the check for unknown keys. Only a line that fails (or
+looks unusual) goes to the careful path (``_diagnosis.check``), which parses it again and
+explains it.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CHUNK", "JSON_WS", "line_blocks", "skip_line", "check_lines"]
+__all__ = ["CHUNK", "JSON_WS", "line_blocks", "skip_line", "check_lines", "check_only"]
 
 CHUNK = 1 << 20  # JSON Lines are read a mebibyte at a time
 JSON_WS = b" \t\r\n"
@@ -115,6 +118,8 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
     counted = fast.get
     unknowns: dict[Kind, Callable[[Any], bool]] = {}  # each kind's check for unknown keys, written on first use
     unknown = unknowns.get
+    proofs: dict[Kind, Callable[[Any], bool] | None] = {}  # each kind's check-only function, looked up on first use
+    proof = proofs.get
     try:
         for block in blocks:
             if block is None:
@@ -152,14 +157,18 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
                     else:
                         kinds = candidates(doc)
                     kind = kinds[0]
-                    kind.check(doc)
-                    if log:
-                        raise _Slow
-                    has_unknown = unknown(kind)
-                    if has_unknown is None:
-                        has_unknown = unknowns[kind] = _nothing if kind.fields is None else unknown_check(kind.fields)
-                    if has_unknown(doc):
-                        raise _Slow
+                    proven = proof(kind, _nothing)
+                    if proven is _nothing:
+                        proven = proofs[kind] = check_only(kind)
+                    if proven is None or not proven(doc):
+                        kind.check(doc)
+                        if log:
+                            raise _Slow
+                        has_unknown = unknown(kind)
+                        if has_unknown is None:
+                            has_unknown = unknowns[kind] = _nothing if kind.fields is None else unknown_check(kind.fields)
+                        if has_unknown(doc):
+                            raise _Slow
                 except Exception:
                     log.clear()
                     if line.strip(" \t\r"):  # else a blank line: not a document
@@ -173,6 +182,19 @@ def check_lines(run: Run, name: str, blocks: Iterable[bytes | None], lineno: int
             run.documents += count
             run.accept(kind.name, count)
     return lineno - first_line + 1
+
+
+def check_only(kind: Kind) -> Callable[[Any], bool] | None:
+    """Return the check-only function of ``kind`` (``_check_only``), or None: it has none."""
+    if kind.name not in _CHECK_ONLY:
+        return None
+    from . import _check_only  # loaded with the first document of such a kind, not with the CLI
+
+    found: Callable[[Any], bool] = getattr(_check_only, kind.name)
+    return found
+
+
+_CHECK_ONLY = frozenset({"chat_message"})  # the kinds ``_check_only`` proves, by name
 
 
 def _nothing(doc: Any) -> bool:

@@ -115,7 +115,7 @@ class StdioTransport:
         self._ending = threading.Lock()
         self._lost_told = False
         self._closed = False
-        self.stuck = False  # set by the client when a reply did not come: close gives no grace
+        self.stuck = False  # a reply did not come, or the pipes broke: close gives no grace
 
     def describe(self) -> str:
         """Return a short name for the server: its script or program name."""
@@ -182,6 +182,7 @@ class StdioTransport:
                 stream.write(data)
                 stream.flush()
         except (OSError, ValueError):  # the server closed its input: what waits for a reply may never get one
+            self.stuck = True  # nor can it see its input end: close gives it no grace
             self._end(lost, McpError(f"{self._exit_note()} (could not send)", "closed"))
         finally:
             try:
@@ -198,6 +199,7 @@ class StdioTransport:
                 if not line:
                     break
                 if len(line) > limit and not line.endswith(b"\n"):
+                    self.stuck = True  # its output is no longer read: close gives it no grace
                     error = McpError(f"sent a message longer than {limit} bytes", "protocol")
                     break
                 if line.strip():
