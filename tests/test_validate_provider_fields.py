@@ -178,6 +178,7 @@ VllmResponse = typing.TypedDict("VllmResponse", {"choices": list[VllmChoice], "p
 
 
 def openai_table() -> dict[str, Any]:
+    from openai.types import ErrorObject
     from openai.types.chat import (ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam,
                                    ChatCompletionToolUnionParam, completion_create_params)
     return {
@@ -185,15 +186,16 @@ def openai_table() -> dict[str, Any]:
         "openai_messages": [ChatCompletionMessageParam, VllmMessage],
         "openai_tool": [ChatCompletionToolUnionParam], "openai_tools": [ChatCompletionToolUnionParam],
         "openai_response": [ChatCompletion, VllmResponse], "openai_stream": [ChatCompletionChunk, VllmResponse],
+        "openai_error": [typing.TypedDict("OpenAIErrorBody", {"error": ErrorObject})],  # the body the SDK reads
     }
 
 
 def anthropic_table() -> dict[str, Any]:
-    from anthropic.types import Message, RawMessageStreamEvent, ToolUnionParam, message_create_params
+    from anthropic.types import ErrorResponse, Message, RawMessageStreamEvent, ToolUnionParam, message_create_params
     return {
         "anthropic_request": [message_create_params.MessageCreateParams],
         "anthropic_tool": [ToolUnionParam], "anthropic_tools": [ToolUnionParam],
-        "anthropic_response": [Message], "anthropic_stream": [RawMessageStreamEvent],
+        "anthropic_response": [Message], "anthropic_stream": [RawMessageStreamEvent], "anthropic_error": [ErrorResponse],
     }
 
 
@@ -332,7 +334,8 @@ def test_each_table_is_written_from_the_sdk_types(provider: str) -> None:
         assert KINDS[kind].fields is not None, kind
 
 
-FIXTURES = [ROOT / "tests" / "data" / "provider-fixtures", Path("/work/shared/provider-fixtures")]
+FIXTURES = [ROOT / "tests" / "data" / "provider-fixtures", Path("/work/shared/provider-fixtures"),
+            ROOT / "tests" / "data" / "validate" / "error-bodies"]  # recorded error bodies, with their provenance
 
 
 def _fixture_documents() -> list[tuple[str, Any]]:
@@ -457,6 +460,10 @@ def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, para
      ["messages[0].content[0].toolUse.arguments", "toolConfig.tools[0].toolSpec.parameters"]),
     ("bedrock_stream", [{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "x", "content": "x"},
                                                "p": "abc"}}], ["[0].contentBlockDelta.delta.content"]),
+    ("openai_error", {"error": {"message": "m", "type": "invalid_request_error", "param": None, "code": None,
+                                "status": 400}}, ["error.status"]),
+    ("anthropic_error", {"type": "error", "error": {"type": "not_found_error", "message": "m"}, "request_id": "r",
+                         "requestId": "r"}, ["requestId"]),
     ("responses_stream", [{"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
                            "content_index": 0, "delta": "x", "obfuscation": "ab", "sequence_number": 1, "logprobs": [],
                            "text": "x"}], ["[0].text"]),

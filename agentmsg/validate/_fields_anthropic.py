@@ -166,11 +166,14 @@ _N146: Node = (frozenset({"container", "stop_details", "stop_reason", "stop_sequ
 _N147: Node = (frozenset({"delta", "type", "usage"}), {"delta": _N146, "usage": _N136}, "", {})
 _N148: Node = (frozenset({"message", "type"}), {"message": _N134}, "", {})
 _N149: Node = (frozenset({"content_block", "delta", "index", "message", "type", "usage"}), {"content_block": _N125, "delta": _N135, "message": _N134, "usage": _N136}, "type", {"content_block_delta": _N143, "content_block_start": _N144, "content_block_stop": _N145, "message_delta": _N147, "message_start": _N148, "message_stop": _N5})
+_N150: Node = (frozenset({"message", "type"}), {}, "", {})
+_N151: Node = (frozenset({"error", "request_id", "type"}), {"error": _N150}, "", {})
 FIELDS: dict[str, Node] = {
     "anthropic_request": _N106,
     "anthropic_tool": _N105,
     "anthropic_tools": _N105,
     "anthropic_response": _N134,
     "anthropic_stream": _N149,
+    "anthropic_error": _N151,
 }
 # -- end of the written table --

@@ -94,6 +94,10 @@ _N73: Node = (frozenset({"audio", "content", "function_call", "refusal", "role",
 _N74: Node = (frozenset({"audio", "content", "function_call", "reasoning", "reasoning_content", "refusal", "role", "tool_calls"}), {"audio": _N59, "function_call": _N14, "tool_calls": _N71}, "role", {"assistant": _N72, "developer": _N73, "system": _N73, "tool": _N73, "user": _N73})
 _N75: Node = (frozenset({"delta", "finish_reason", "index", "logprobs", "message", "stop_reason", "token_ids"}), {"delta": _N74, "logprobs": _N56, "message": _N53}, "", {})
 _N76: Node = (frozenset({"choices", "created", "id", "kv_transfer_params", "model", "moderation", "obfuscation", "object", "prompt_logprobs", "prompt_token_ids", "service_tier", "system_fingerprint", "usage"}), {"choices": _N75, "moderation": _N66, "usage": _N69}, "", {})
+_N77: Node = (frozenset({"message"}), {}, "", {})
+_N78: Node = (frozenset({"detailed_explanation", "error_type", "review_target", "steer"}), {"steer": _N77}, "", {})
+_N79: Node = (frozenset({"code", "message", "misalignment", "param", "type"}), {"misalignment": _N78}, "", {})
+_N80: Node = (frozenset({"error"}), {"error": _N79}, "", {})
 FIELDS: dict[str, Node] = {
     "openai_request": _N52,
     "openai_messages": _N26,
@@ -101,5 +105,6 @@ FIELDS: dict[str, Node] = {
     "openai_tools": _N48,
     "openai_response": _N70,
     "openai_stream": _N76,
+    "openai_error": _N80,
 }
 # -- end of the written table --
