@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 import typing_extensions as typing
-from test_validate_fields import END, render
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_validate_fields import END, render, shaped
 
-from agentmsg.validate._fields import Node, has_unknown_fields, unknown_fields
+from agentmsg.validate._fields import Node, _walk, has_unknown_fields, unknown_fields
 from agentmsg.validate._registry import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -497,3 +499,20 @@ def test_what_the_codecs_write_holds_only_known_keys(codec: str, kind: str, para
 ])
 def test_each_unknown_key_of_a_provider_document_is_named(kind: str, doc: Any, paths: list[str]) -> None:
     assert unknown_fields(KINDS[kind].fields, doc) == paths
+
+
+def _tables() -> list[tuple[str, Node]]:
+    from importlib import import_module
+    return [(kind, node) for provider in sorted(TABLES)
+            for kind, node in import_module(f"agentmsg.validate._fields_{provider}").FIELDS.items()]
+
+
+@pytest.mark.parametrize("kind, node", _tables(), ids=lambda value: value if isinstance(value, str) else "")
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_written_check_answers_as_the_walk_over_a_provider_table(kind: str, node: Node, data: st.DataObject) -> None:
+    # the tables share nodes (a content block in every message type): those are called, not written inline
+    doc = data.draw(st.one_of(shaped(node), st.lists(shaped(node), max_size=3)))
+    found: list[str] = []
+    _walk(node, doc, "", found)
+    assert has_unknown_fields(node, doc) is bool(found)
