@@ -83,7 +83,8 @@ ROOMS = {
     },
     "validate": {
         "_rules": 0, "_json_position": 0, "_fields": 0, "_order": 0, "_provider_rules": 1, "_mcp_rules": 1,
-        "_error_bodies": 1, "_json_array": 1, "_check_only": 1,
+        "_error_bodies": 1, "_json_array": 1, "_check_only": 1, "_fields_openai": 1, "_fields_anthropic": 1,
+        "_fields_responses": 1, "_fields_gemini": 1, "_fields_ollama": 1, "_fields_bedrock": 1,
         "_provider_kinds": 2, "_datasets": 2, "_registry": 3, "_report": 4, "_diagnosis": 5, "_json_lines": 6,
         "_jobs": 7, "_big_document": 7, "_reader": 8, "_cli": 9, "__init__": 10, "__main__": 10,
     },

@@ -142,7 +142,7 @@ def test_the_cli_loads_only_what_its_documents_need(tmp_path: Path) -> None:
     code = ("import io, contextlib\nfrom agentmsg.validate import main\n"
             "watched = ('agentmsg.validate._registry', 'agentmsg.messages', 'agentmsg.providers', 'agentmsg.records', "
             "'agentmsg.events', 'agentmsg.schema', 'agentmsg.validate._provider_kinds', 'typing', 'dataclasses', "
-            "'shutil', 'logging')\n"
+            "'shutil', 'logging', 'agentmsg.validate._fields_openai')\n"
             "for name in sys.argv[1:]:\n"
             "    with contextlib.redirect_stdout(io.StringIO()):\n"
             "        main(['--quiet', name])\n"

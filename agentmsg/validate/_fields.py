@@ -76,7 +76,9 @@ def _generate(node: Node) -> Callable[[Any], bool]:
     For an object: with a tag, the variant the tag names decides (an ``if``/``elif`` on its
     value); then one subset test of the object's keys; then each key whose value has a node:
     that value (an object, or the objects of an array) tested in turn, in the same function (a
-    call costs more than most tests). The tables are trees a few levels deep: a few hundred lines.
+    call costs more than most tests). A node several objects or variants hold (a provider's content
+    block, in every message type) is its own function, called: written inline, each copy would be
+    written again under every tag, and a provider's table would grow to tens of thousands of lines.
     """
     namespace: dict[str, Any] = {}
     lines: list[str] = []
@@ -90,6 +92,8 @@ def _generate(node: Node) -> Callable[[Any], bool]:
         name = fresh("K")
         namespace[name] = value
         return name
+
+    shared = _shared(node)
 
     def block(one: Node, var: str, indent: str, tagged: bool) -> None:
         """Write the lines that return True when the object ``var`` holds a key ``one`` does not know."""
@@ -112,11 +116,16 @@ def _generate(node: Node) -> Callable[[Any], bool]:
             if child[0] is None and not child[1] and not child[2]:
                 continue  # any key is known there
             inner, item = fresh("x"), fresh("y")
-            lines.extend((f"{indent}{inner} = {var}.get({field!r})", f"{indent}if type({inner}) is dict:",
-                          f"{indent}    {inner} = ({inner},)", f"{indent}elif type({inner}) is not list:",
-                          f"{indent}    {inner} = ()", f"{indent}for {item} in {inner}:",
-                          f"{indent}    if type({item}) is dict:"))
-            block(child, item, indent + "        ", True)
+            if id(child) in shared:  # written once, as its own function: inlined, a shared node multiplies the code
+                lines.extend((f"{indent}{inner} = {var}.get({field!r})",
+                              f"{indent}if {inner} is not None and {constant(unknown_check(child))}({inner}):",
+                              f"{indent}    return True"))
+                continue
+            lines.extend((f"{indent}{inner} = {var}.get({field!r})", f"{indent}if {inner} is not None:",
+                          f"{indent}    if type({inner}) is dict:", f"{indent}        {inner} = ({inner},)",
+                          f"{indent}    elif type({inner}) is not list:", f"{indent}        {inner} = ()",
+                          f"{indent}    for {item} in {inner}:", f"{indent}        if type({item}) is dict:"))
+            block(child, item, indent + "            ", True)  # an absent key (most of them) costs a get and a test
         if len(lines) == start:
             lines.append(f"{indent}pass")
 
@@ -128,6 +137,20 @@ def _generate(node: Node) -> Callable[[Any], bool]:
     exec("\n".join(lines), namespace)
     check: Callable[[Any], bool] = namespace["check"]
     return check
+
+
+def _shared(node: Node) -> set[int]:
+    """Return the ids of the nodes under ``node`` that more than one object or variant holds."""
+    seen: dict[int, int] = {}
+    todo = [node]
+    while todo:
+        one = todo.pop()
+        _, children, _, variants = one
+        for child in (*children.values(), *variants.values(), *((one,) if variants else ())):
+            seen[id(child)] = seen.get(id(child), 0) + 1
+            if seen[id(child)] == 1 and child is not one:
+                todo.append(child)
+    return {key for key, times in seen.items() if times > 1 and key != id(node)}
 
 
 def _walk(node: Node, value: Any, path: str, out: list[str]) -> None:

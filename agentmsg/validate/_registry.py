@@ -89,12 +89,13 @@ class Kind:
 
     ``confirm`` looks past the shape where shapes are ambiguous; ``items`` is an array kind's
     check fed one element at a time; ``auto=False``: never detected, chosen only with
-    ``--kind``; ``fields``: the fields its documents may hold (``_fields``; None: not looked at);
+    ``--kind``; ``fields``: the fields its documents may hold (``_fields``; None: not looked at),
+    for a provider's or MCP's kind read from its table module (``table``) on first use;
     ``tally``: a training dataset's per-file summary (``_datasets.Tally``).
     A plain slotted class, not a dataclass: ``dataclasses`` alone would double the start-up.
     """
 
-    __slots__ = ("name", "summary", "detect", "check", "schema", "confirm", "items", "auto", "fields", "tally")
+    __slots__ = ("name", "summary", "detect", "check", "schema", "confirm", "items", "auto", "_fields", "table", "tally")
 
     def __init__(
         self, name: str, summary: str, detect: Detector, check: Callable[[Any], object], schema: str | None = None,
@@ -102,7 +103,15 @@ class Kind:
         fields: Node | None = None, tally: Callable[[], Any] | None = None,
     ) -> None:
         self.name, self.summary, self.detect, self.check, self.schema = name, summary, detect, check, schema
-        self.confirm, self.items, self.auto, self.fields, self.tally = confirm, items, auto, fields, tally
+        self.confirm, self.items, self.auto, self._fields, self.tally = confirm, items, auto, fields, tally
+        self.table: str | None = None
+
+    @property
+    def fields(self) -> Node | None:
+        """Return the fields this kind's documents may hold (None: not looked at), loading its table once."""
+        if self.table is not None:
+            self._fields, self.table = import_module(self.table, __package__).FIELDS.get(self.name), None
+        return self._fields
 
     def __repr__(self) -> str:
         return f"Kind({self.name!r})"
@@ -506,8 +515,11 @@ _REGISTRY: tuple[Kind, ...] = (
          tally=_later("._datasets", "Tally")),
 )
 
+# The provider's and MCP's tables, written from their SDKs' types, each loaded with its first document.
+_TABLES = {"openai": "._fields_openai", "anthropic": "._fields_anthropic", "responses": "._fields_responses", "gemini": "._fields_gemini", "ollama": "._fields_ollama", "bedrock": "._fields_bedrock"}
 for _kind in _REGISTRY:
-    _kind.fields = FIELDS.get(_kind.name)
+    _kind._fields = FIELDS.get(_kind.name)
+    _kind.table = _TABLES.get(_kind.name.split("_")[0])
 del _kind
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _REGISTRY}
 
