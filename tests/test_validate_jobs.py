@@ -46,7 +46,7 @@ def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) ->
 
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let --jobs cut a small file anywhere (a file under 8 MiB is checked in one process otherwise)."""
+    """Let --jobs cut a small file anywhere (a file under 32 MiB is checked in one process otherwise)."""
     monkeypatch.setattr("agentmsg.validate._jobs._MIN_PIECE", 1)
     monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
 

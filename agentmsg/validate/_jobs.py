@@ -19,7 +19,7 @@ __all__ = ["worth_workers", "check_pieces"]
 
 _PIECE = 16 << 20  # the most bytes of JSON Lines one process takes at a time
 _MIN_PIECE = 1 << 20  # the fewest (but for the last piece)
-_WORTH = 8 << 20  # a smaller file is checked in one process (it is done before a worker is up)
+_WORTH = 32 << 20  # a smaller file is checked in one process (about as soon as workers would be up and help)
 
 Piece = tuple[int, "int | None", int]
 Task = tuple[str, int, "int | None", int, "str | None", int, bool, bool]
