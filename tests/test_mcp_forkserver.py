@@ -28,7 +28,7 @@ def gone(pid):
             with open(f"/proc/{pid}/stat", encoding="ascii") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] == "Z":
                     return True
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # reaped, before the open or during the read
             return True
         time.sleep(0.02)
     return False
@@ -69,19 +69,19 @@ def start(tmp_path):
 
 def test_sigterm_to_the_relay_reaches_the_script_and_its_status_comes_back(tmp_path):
     relay, pid = start(tmp_path)
-    assert pid != relay.pid
-    relay.terminate()
-    assert relay.wait(HANG) == 7  # the script's own SIGTERM handler ran
-    assert gone(pid)
-    relay.stdout.close()
+    with relay.stdout:
+        assert pid != relay.pid
+        relay.terminate()
+        assert relay.wait(HANG) == 7  # the script's own SIGTERM handler ran
+        assert gone(pid)
 
 
 def test_a_killed_relay_ends_the_script(tmp_path):
     relay, pid = start(tmp_path)
-    relay.kill()
-    relay.wait(HANG)
-    assert gone(pid)
-    relay.stdout.close()
+    with relay.stdout:
+        relay.kill()
+        relay.wait(HANG)
+        assert gone(pid)
 
 
 def test_without_the_fork_server_the_script_runs_in_the_relay(tmp_path):
