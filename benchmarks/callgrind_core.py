@@ -54,8 +54,9 @@ def conversation() -> list[dict[str, Any]]:
 
 def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
     """Name -> (loop count N, the set-up that returns one operation)."""
-    from agentmsg import ChatMessage, ImagePart, ImageSource, ReasoningPart, TextPart, ToolCall, ToolResult
-    from agentmsg._json import loads_strict
+    from agentmsg import (
+        ChatMessage, ConversationHistory, ImagePart, ImageSource, ReasoningPart, TextPart, ToolCall, ToolResult, from_json,
+    )
 
     def user() -> Any:
         return ChatMessage.user(USER_TEXT)
@@ -76,7 +77,7 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
 
     def conversation_from_json() -> Callable[[], Any]:
         text = json.dumps(conversation())
-        return lambda: [ChatMessage.from_dict(d) for d in loads_strict(text)]
+        return lambda: from_json(text, ConversationHistory)  # each message and the order checked
 
     def conversation_to_dict() -> Callable[[], Any]:
         loaded = [ChatMessage.from_dict(d) for d in conversation()]
