@@ -105,7 +105,9 @@ def chat_message(doc: Any) -> bool:
                 if is_error is not True and is_error is not False:
                     return False
                 found += 1
-            check_id(doc.get("tool_call_id"), "tool_call_id")
+            id = doc.get("tool_call_id")
+            if type(id) is not str or not id.isascii() or not id:
+                check_id(id, "tool_call_id")
             found += 1
         return len(doc) == found or keys.issuperset(doc)
     except (ValidationError, RecursionError):
