@@ -1,8 +1,8 @@
 """The base64 and data-URL rules of an image source (``agentmsg/_images.py``) against the rules they replace.
 
-``is_base64`` and ``check_url`` test the alphabet with ``bytes.isalnum`` in place of deleting it
-with ``bytes.translate``, and ``check_url`` checks a data URL without slicing its data out. The
-rule must not move: the reference implementations below are the ones they replace, and every
+``is_base64`` and ``check_url`` delete the alphabet from the whole text and read what is left,
+in place of slicing the data out of a data URL and stripping its padding first. The rule must
+not move: the reference implementations below are the ones they replace, and every
 generated or mutated string must get the same verdict, and the same error (message, path, code).
 """
 
