@@ -40,6 +40,11 @@ LINES = [
 ]
 
 
+# Documents with more problems than a document prints (20 unknown fields, then a note)
+MANY_PROBLEMS = b"\n".join(json.dumps({"role": "user", "content": "Hi", **{f"x{i}": i for i in range(20 + n)}}).encode()
+                           for n in (1, 5, 9))
+
+
 def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) -> bytes:
     data = b"\n".join(LINES * repeat) + b'\n{"role": "tool", "content": "no id"}'
     return (b"\xef\xbb\xbf" if bom else b"") + data + (b"\n" if final_newline else b"")
@@ -96,6 +101,22 @@ def test_jobs_write_the_report_of_one_process(tmp_path: Path, small_pieces: None
                                                  "warning", "unknown", "missing"}
         assert problems[-1]["line"] == 25 * len(LINES) + 1
         assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
+
+
+def test_jobs_hide_document_notes_past_max_problems(tmp_path: Path, small_pieces: None,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Past --max-problems, a document's "N more problems" note is hidden and counted in the file's note."""
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"\n".join([MANY_PROBLEMS] * 30) + b"\n")
+    for args in ([], ["--max-problems", "45"], ["--max-problems", "0"], ["--format", "json"], ["--strict"]):
+        serial = run([*args, str(path)], capsys)
+        for jobs in ("2", "3"):
+            assert run([*args, "--jobs", jobs, str(path)], capsys) == serial, args
+    # 20 problems of each of the first five documents are shown (100), with the notes of the first four
+    default = run([str(path)], capsys)[1]
+    assert default.count("in this document (the first 20 are shown)") == 4 and default.count(": unknown field") == 100
+    # 30 * 75 problems: 100 shown, 1 + 5 + 9 + 1 in the documents' notes, the rest in the file's
+    assert "note: 2134 more problems in this file (--max-problems 100 are shown)" in default
 
 
 def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
@@ -311,7 +332,8 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path: Path) -> None:
     assert not any(alive(worker) for worker in workers)
 
 
-def test_pieces_hold_every_line_once_with_its_number(tmp_path: Path, small_pieces: None) -> None:
+@pytest.mark.parametrize("cap", [0, 3, 20])
+def test_pieces_hold_every_line_once_with_its_number(cap: int, tmp_path: Path, small_pieces: None) -> None:
     """Cut anywhere, the pieces read every line exactly once: the findings of one process, renumbered."""
     from agentmsg.validate._jobs import _merge, _work
     from agentmsg.validate._json_lines import check_lines, line_blocks
@@ -321,26 +343,28 @@ def test_pieces_hold_every_line_once_with_its_number(tmp_path: Path, small_piece
     offsets = _offsets(0, 120, 4)
     assert offsets[:6] == [0, 15, 28, 39, 49, 57] and offsets[-3:] == [117, 118, 119]
     assert all(a - b >= c - a for b, a, c in zip(offsets, offsets[1:], offsets[2:]))
-    data = log_bytes(2, bom=False)
+    data = log_bytes(2, bom=False) + b"\n" + MANY_PROBLEMS
     path = tmp_path / "log.jsonl"
     path.write_bytes(data)
     starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]
     for begin in (0, starts[1], starts[4]):
         out = io.StringIO()
-        serial = Run(options(max_bytes=1500, max_problems=0), out)
+        serial = Run(options(max_bytes=1500, max_problems=cap), out)
         with serial.warnings_kept():
             check_lines(serial, "f", line_blocks(io.BytesIO(data[begin:]).read, 1500), 7)
+        serial.end_file("f")
         for jobs in range(1, 40):
             offsets = _offsets(begin, len(data), jobs)
-            job = (str(path), offsets, None, 1500, False, False)
-            parallel = Run(options(max_bytes=1500, max_problems=0), io.StringIO())
+            job = (str(path), offsets, None, 1500, False, False, cap)
+            parallel = Run(options(max_bytes=1500, max_problems=cap), io.StringIO())
             line = 7
             for piece in range(len(offsets)):
                 line = _merge(parallel, "f", _work(job, piece), line)
+            parallel.end_file("f")
             assert parallel.out.getvalue() == out.getvalue(), (begin, jobs)
             assert line - 7 == data.count(b"\n", begin) + 1  # the last line has no newline
-            assert (parallel.documents, parallel.valid, parallel.invalid) == (serial.documents, serial.valid,
-                                                                             serial.invalid)
+            assert (parallel.documents, parallel.valid, parallel.invalid, parallel.findings) == (
+                serial.documents, serial.valid, serial.invalid, serial.findings)
 
 
 def test_a_line_longer_than_many_pieces(tmp_path: Path, small_pieces: None) -> None:
@@ -352,11 +376,11 @@ def test_a_line_longer_than_many_pieces(tmp_path: Path, small_pieces: None) -> N
     path.write_bytes(data)
     offsets = list(range(0, len(data), 100))  # the long line spans fifty pieces
     for max_bytes in (1500, 1 << 20):  # refused (skipped, never held) or checked
-        job = (str(path), offsets, None, max_bytes, False, False)
+        job = (str(path), offsets, None, max_bytes, False, False, 20)
         results = [_work(job, piece) for piece in range(len(offsets))]
         # the first piece holds the two lines that start in it, reading the long one to its end
-        assert [r[8] for r in results if r[8]] == [2, 1] and results[0][8] == 2
-        assert sum(r[6] for r in results) == len(data)  # every byte read once
+        assert [r[9] for r in results if r[9]] == [2, 1] and results[0][9] == 2
+        assert sum(r[7] for r in results) == len(data)  # every byte read once
         assert sum(r[2] for r in results) == 3
 
 

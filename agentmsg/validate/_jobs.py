@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ._json_lines import CHUNK, check_lines, line_blocks, skip_line
-from ._report import Recorder, Run
+from ._report import PER_DOCUMENT, Problem, Run, options
 
 __all__ = ["worth_workers", "check_pieces"]
 
@@ -31,8 +31,8 @@ _WORTH = 32 << 20  # a smaller file is checked in one process (about as soon as 
 _STALL = 5.0  # seconds: the longest a process waits for the counter (held by a worker that stopped)
 _PATIENCE = 0.5  # seconds a worker is given, beyond its piece's expected time, before the command checks it
 
-# path, the pieces' offsets, then the options a worker checks with: kind, max_bytes, quiet, strict
-Job = tuple[str, list[int], "str | None", int, bool, bool]
+# path, the pieces' offsets, then the options a worker checks with: kind, max_bytes, quiet, strict, max_problems
+Job = tuple[str, list[int], "str | None", int, bool, bool, int]
 
 
 def worth_workers(size: int) -> bool:
@@ -43,7 +43,7 @@ def worth_workers(size: int) -> bool:
 def check_pieces(run: Run, name: str, path: str, stream: IO[bytes], start: int, total: int, lineno: int) -> None:
     """Check the rest of the regular file ``path`` (from ``start``, line ``lineno``) in ``run.jobs`` processes."""
     offsets = _offsets(start, total, run.jobs)
-    job: Job = (path, offsets, run.kind, run.max_bytes, run.quiet, run.strict)
+    job: Job = (path, offsets, run.kind, run.max_bytes, run.quiet, run.strict, run.max_problems)
     _parallel(run, name, job, min(run.jobs, len(offsets)) - 1, lineno)
 
 
@@ -127,19 +127,22 @@ def _size(job: Job, piece: int) -> int:
 
 
 def _merge(run: Run, name: str, result: Sequence[Any], lineno: int) -> int:
-    """Add the findings of one piece, its first line being ``lineno``, to ``run``; return the next piece's."""
-    error, reports, documents, accepted, invalid, findings, size, tallies, lines = result
+    """Write the findings of one piece, its first line being ``lineno``, to ``run``; return the next piece's."""
+    error, reports, documents, accepted, invalid, findings, hidden, size, tallies, lines = result
     if error is not None:
         raise OSError(*error)
     shift = lineno - 1
-    for line, column, problem, kind, severity in reports:
-        if line is not None and shift:
-            # the careful path names the line in a message, too (JSON syntax, UTF-8)
-            where = f" at line {line}, column {column}"
-            if problem[2].endswith(where):
-                problem = (problem[0], problem[1], f"{problem[2][:-len(where)]} at line {line + shift}, column {column}")
-            line += shift
-        run.report(name, line, column, problem, kind, severity)
+    before = run.findings
+    for entry in reports:
+        if len(entry) == 5:
+            run.report(name, *_renumber(entry[0], entry[1], entry[2], shift), entry[3], entry[4])
+        else:
+            kind, items, more, start = entry
+            items = [(*_renumber(line, column, problem, shift), severity) for line, column, problem, severity in items]
+            run.document(name, kind, items, more, (start[0] + shift, start[1]))
+    if hidden:  # the problems past --max-problems, counted only: the file's note counts them
+        run.document(name, None, (), hidden)
+    run.findings = before + findings
     run.documents += documents
     for kind, count in accepted.items():
         run.accept(kind, count)
@@ -148,18 +151,72 @@ def _merge(run: Run, name: str, result: Sequence[Any], lineno: int) -> int:
         if tally.longest:  # the line of the longest example, in the piece
             tally.longest_line += shift
     run.merge_tallies(tallies)
-    run.findings += findings - sum(report[4] != "note" for report in reports)
     if run.progress is not None:
         run.progress.advance(size, run.documents, run.findings)
     return lineno + int(lines)
 
 
+def _renumber(line: int | None, column: int | None, problem: Problem, shift: int) -> tuple[Any, Any, Problem]:
+    """Return a problem found ``shift`` lines into the file at ``line`` of its piece, as found in the file."""
+    if line is None or not shift:
+        return line, column, problem
+    where = f" at line {line}, column {column}"  # the careful path names the line in a message, too
+    if problem[2].endswith(where):
+        problem = (problem[0], problem[1], f"{problem[2][:-len(where)]} at line {line + shift}, column {column}")
+    return line + shift, column, problem
+
+
+class _Piece(Run):
+    """The run of one piece: its findings kept in order, lines counted from 1, for the command to write.
+
+    A document's problems are kept as one entry, for the command to cap as a whole. Past
+    ``--max-problems`` lines the command would show none: those are counted, not kept, so the
+    findings of a piece stay small whatever it holds.
+    """
+
+    def __init__(self, kind: str | None, max_bytes: int, quiet: bool, strict: bool, max_problems: int) -> None:
+        super().__init__(options(quiet=quiet, kind=kind, max_bytes=max_bytes, jsonl=True, strict=strict,
+                                 max_problems=max_problems), sys.stdout)
+        self.reports: list[tuple[Any, ...]] = []  # (line, column, problem, kind, severity); (kind, items, more, start)
+        self.lines = 0  # the problem lines kept
+        self.hidden = 0  # the problems past them
+
+    def report(
+        self, name: str, line: int | None, column: int | None, problem: Problem, kind: str | None,
+        severity: str = "error",
+    ) -> None:
+        if severity != "note":
+            self.findings += 1
+        if self.quiet:
+            return
+        if severity != "note" and self.max_problems and self.lines >= self.max_problems:
+            self.hidden += 1
+            return
+        self.reports.append((line, column, problem, kind, severity))
+        self.lines += severity != "note"
+
+    def document(
+        self, name: str, kind: str | None, items: Sequence[tuple[int, int | None, Problem, str]], more: int = 0,
+        start: tuple[int, int | None] = (1, None),
+    ) -> None:
+        shown = list(items[:PER_DOCUMENT])
+        more += len(items) - len(shown)
+        self.findings += len(shown) + more
+        if self.quiet:
+            return
+        if self.max_problems and self.lines >= self.max_problems:
+            self.hidden += len(shown) + more
+            return
+        self.reports.append((kind, shown, more, start))
+        self.lines += len(shown)
+
+
 def _work(job: Job, piece: int) -> tuple[Any, ...]:
     """Check one piece of a JSON Lines file, here or in a worker; its lines are counted from 1."""
-    path, offsets, kind, max_bytes, quiet, strict = job
+    path, offsets, kind, max_bytes, quiet, strict, max_problems = job
     begin = offsets[piece]
     end = offsets[piece + 1] if piece + 1 < len(offsets) else None
-    run = Recorder(kind, max_bytes, quiet, strict)
+    run = _Piece(kind, max_bytes, quiet, strict, max_problems)
     lines = size = 0
     try:
         with run.warnings_kept(), open(path, "rb") as stream:
@@ -185,8 +242,9 @@ def _work(job: Job, piece: int) -> tuple[Any, ...]:
             lines = check_lines(run, "", line_blocks(read, max_bytes), 1)
             size = pos - first
     except OSError as exc:
-        return (exc.errno, exc.strerror), [], 0, {}, 0, 0, size, {}, lines
-    return None, run.reports, run.documents, run.accepted, run.invalid, run.findings, size, run.tallies, lines
+        return (exc.errno, exc.strerror), [], 0, {}, 0, 0, 0, size, {}, lines
+    return (None, run.reports, run.documents, run.accepted, run.invalid, run.findings, run.hidden, size, run.tallies,
+            lines)
 
 
 class _Counter:
