@@ -103,6 +103,28 @@ def test_jobs_write_the_report_of_one_process(tmp_path: Path, small_pieces: None
         assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
 
 
+def test_workers_come_from_a_fork_server_beside_another_thread(tmp_path: Path, small_pieces: None,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked from the command when it runs no other thread (Linux); never beside one: from the fork server."""
+    import threading
+
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(25))
+    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    made = ghost_workers(monkeypatch, lambda workers, claims: None)
+    assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    done = threading.Event()
+    other = threading.Thread(target=done.wait, args=(60,))
+    other.start()
+    try:
+        assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    finally:
+        done.set()
+        other.join()
+    assert [workers.method for workers in made] == ["fork" if sys.platform == "linux" else "forkserver", "forkserver"]
+
+
 def test_jobs_hide_document_notes_past_max_problems(tmp_path: Path, small_pieces: None,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Past --max-problems, a document's "N more problems" note is hidden and counted in the file's note."""
@@ -212,7 +234,7 @@ def ghost_workers(monkeypatch: pytest.MonkeyPatch, haunt: Any) -> list[Any]:
 def test_jobs_never_wait_for_a_worker_that_does_not_answer(dies: bool, tmp_path: Path, small_pieces: None,
                                                          capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A worker takes the first piece, then never answers (or dies): the command checks it itself."""
+    """A worker takes a piece, then never answers (or dies): the command checks it itself."""
     import multiprocessing
 
     path = tmp_path / "log.jsonl"
@@ -222,7 +244,7 @@ def test_jobs_never_wait_for_a_worker_that_does_not_answer(dies: bool, tmp_path:
 
     def take_and_hang(workers: Any, claims: Any) -> None:
         get, put = multiprocessing.Pipe(duplex=False)
-        assert claims.take() == 0
+        assert claims.take() < claims.count  # a piece, held from here on
         if dies:
             put.close()  # end of file: the worker is gone, with the first piece
         else:
@@ -312,8 +334,8 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path: Path) -> None:
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     workers: list[int] = []
     try:
-        for _ in range(1200):  # the fork server started and forked two workers: all three check pieces
-            workers = [worker for child in children(process.pid) for worker in children(child)]
+        for _ in range(1200):  # two workers forked (the command runs no thread): all three check pieces
+            workers = children(process.pid)
             if len(workers) == 2 or process.poll() is not None:
                 break
             time.sleep(0.05)
