@@ -57,6 +57,13 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
 
 
+def log_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str], repeat: int) -> tuple[Path, Any]:
+    """Write a log of ``repeat`` times ``LINES``; return its path and the report of one process."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(repeat))
+    return path, run(["--max-bytes", "1500", str(path)], capsys)
+
+
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     status = main(args)
     out, err = capsys.readouterr()
@@ -109,9 +116,7 @@ def test_workers_come_from_a_fork_server_beside_another_thread(tmp_path: Path, s
     """Forked from the command when it runs no other thread (Linux); never beside one: from the fork server."""
     import threading
 
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(25))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 25)
     made = ghost_workers(monkeypatch, lambda workers, claims: None)
     assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
     done = threading.Event()
@@ -144,9 +149,7 @@ def test_jobs_hide_document_notes_past_max_problems(tmp_path: Path, small_pieces
 def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     # With N above the line count every line is a piece of its own; between, cuts land everywhere.
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(1))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 1)
     assert serial[1].count("\n") == 11
     for jobs in (5, 40):
         assert run(["--max-bytes", "1500", "--jobs", str(jobs), str(path)], capsys) == serial, jobs
@@ -201,9 +204,7 @@ def test_jobs_with_conversation_and_kind(tmp_path: Path, small_pieces: None, cap
 
 def test_jobs_when_no_worker_can_start(tmp_path: Path, small_pieces: None, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(5))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 5)
 
     def no_processes(*args: object, **kwargs: object) -> None:
         raise OSError(11, "Resource temporarily unavailable")  # fork() when no process is left
@@ -237,9 +238,7 @@ def test_jobs_never_wait_for_a_worker_that_does_not_answer(dies: bool, tmp_path:
     """A worker takes a piece, then never answers (or dies): the command checks it itself."""
     import multiprocessing
 
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(5))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 5)
     silent: list[Any] = []
 
     def take_and_hang(workers: Any, claims: Any) -> None:
@@ -261,9 +260,7 @@ def test_jobs_when_a_worker_holds_the_counter_forever(tmp_path: Path, small_piec
                                                      capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker stopped while it takes a piece: the others find the counter stalled and go on."""
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(5))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 5)
     monkeypatch.setattr("agentmsg.validate._jobs._STALL", 0.2)
 
     def hold_the_lock(workers: Any, claims: Any) -> None:
@@ -282,9 +279,7 @@ def test_jobs_with_real_workers_stopped(tmp_path: Path, small_pieces: None, caps
 
     if not hasattr(signal, "SIGSTOP"):
         pytest.skip("SIGSTOP is POSIX")
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(40))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 40)
     monkeypatch.setattr("agentmsg.validate._jobs._STALL", 0.5)
     stopped: list[Any] = []
 
