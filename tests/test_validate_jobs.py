@@ -57,6 +57,22 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
 
 
+def children(pid: int, thread: int | None = None) -> list[int]:
+    """Return the processes ``pid`` (its thread ``thread``, default the main one) started (Linux)."""
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{thread or pid}/children").read_text().split()]
+    except OSError:  # gone
+        return []
+
+
+def state(pid: int) -> str:
+    """Return the state of process ``pid`` (R, S, Z...), or "" when it is gone (Linux)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):  # gone (reaped while read)
+        return ""
+
+
 def log_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str], repeat: int) -> tuple[Path, Any]:
     """Write a log of ``repeat`` times ``LINES``; return its path and the report of one process."""
     path = tmp_path / "log.jsonl"
@@ -119,6 +135,8 @@ def test_workers_come_from_a_fork_server_beside_another_thread(tmp_path: Path, s
     path, serial = log_and_report(tmp_path, capsys, 25)
     made = ghost_workers(monkeypatch, lambda workers, claims: None)
     assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    # the forked workers are reaped: no zombie is left behind
+    assert "Z" not in [state(child) for child in children(os.getpid(), threading.get_native_id())]
     done = threading.Event()
     other = threading.Thread(target=done.wait, args=(60,))
     other.start()
@@ -307,18 +325,6 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path: Path) -> None:
     import signal
     import time
 
-    def children(pid: int) -> list[int]:
-        try:
-            return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-        except OSError:  # gone
-            return []
-
-    def alive(pid: int) -> bool:
-        try:
-            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (OSError, IndexError):  # gone (reaped while read)
-            return False
-
     if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
         pytest.skip("needs /proc/PID/task/PID/children (Linux) to find the workers")
     path = tmp_path / "log.jsonl"
@@ -343,10 +349,10 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path: Path) -> None:
     assert (process.returncode, out, err.decode()) == (2, b"", "python -m agentmsg.validate: interrupted\n")
     assert len(workers) == 2
     for _ in range(200):
-        if not any(alive(worker) for worker in workers):
+        if all(state(worker) in ("", "Z") for worker in workers):
             break
         time.sleep(0.05)
-    assert not any(alive(worker) for worker in workers)
+    assert all(state(worker) in ("", "Z") for worker in workers)
 
 
 @pytest.mark.parametrize("cap", [0, 3, 20])

@@ -414,9 +414,10 @@ class _Workers:
 
 
 def _end(process: Any) -> None:
-    """Kill ``process`` unless it has exited (its number may belong to another process by then)."""
+    """Kill ``process`` unless it has exited (its number may belong to another process by then); reap it."""
     if process.exitcode is None:
         process.kill()
+        process.join(1.0)  # a killed process is gone at once; bounded all the same
 
 
 def _serve(job: Job, claims: _Claims, results: Any) -> None:
