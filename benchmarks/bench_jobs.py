@@ -114,7 +114,8 @@ def main() -> int:
         print(f"median wall: {serial_wall:.2f} s -> {wall:.2f} s ({serial_wall / wall:.2f}x, "
               f"load average now {os.getloadavg()[0]:.1f})")
         print(f"median CPU:  {serial_cpu:.2f} s -> {cpu:.2f} s (+{100 * (cpu / serial_cpu - 1):.0f}% for "
-              f"starting the fork server and workers); the parent's serial part {serial_part:.2f} s")
+              f"starting workers, and two processes side by side each running slower); the parent's serial part "
+              f"{serial_part:.2f} s")
         print(f"ideal wall on {jobs} idle cores: {serial_cpu:.2f} s -> {ideal:.2f} s ({serial_cpu / ideal:.2f}x)")
     return 0
 
