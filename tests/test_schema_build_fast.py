@@ -312,3 +312,58 @@ def test_dataclasses_without_fields() -> None:
     with pytest.raises(ValidationError) as caught:
         build(Holder, {"empty": {"x": 1}, "nothing": None})
     assert (caught.value.path, caught.value.code) == ("empty.x", "unexpected")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
+class Weak:
+    name: str
+    size: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WeakChild(Weak):  # slots inherited from a base: another layout than a twin's
+    extra: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Finalized:
+    name: str
+
+    def __del__(self) -> None:  # a finalizer: no throwaway instance may be made
+        pass
+
+
+def test_objects_built_through_a_twin_are_the_real_class() -> None:
+    """Type, equality, hash, pickling, copies, ``replace``, weak references and frozenness, as ``__init__`` makes them."""
+    import copy
+    import pickle
+    import weakref
+
+    from agentmsg.schema._build import _recipe
+
+    assert all(_recipe(cls).twin is not None for cls in (EditFile, LineRange, Slotted, Span, Checked))
+    # CPython refuses __class__ assignment for slots beside a __weakref__ slot, and for inherited slots
+    assert all(_recipe(cls).twin is None for cls in (Weak, WeakChild, Finalized))
+    edit = ToolCall("c", "edit_file", EDIT_ARGS).arguments_as(EditFile)
+    leaf = {"name": "n", "level": 2, "span": {"start": 1.5, "end": 2.0}, "kind": "b", "counts": [1], "flags": [None]}
+    pairs = [
+        (edit, EditFile("src/app.py", Mode.WRITE, LineRange(10, 42), ["refactor", "small"], True, None)),
+        (edit.lines, LineRange(10, 42)),
+        (build(Slotted, leaf), Slotted("n", Level.HIGH, Span(1.5, 2.0), "b", (1,), [None])),
+        (build(Weak, {"name": "w", "size": 3}), Weak("w", 3)),
+        (build(WeakChild, {"name": "w", "size": 3, "extra": True}), WeakChild("w", 3, True)),
+        (build(Finalized, {"name": "f"}), Finalized("f")),
+        (build(Checked, {"low": 1, "high": 2, "label": "x"}), Checked(1, 2, "x")),
+    ]
+    for made, reference in pairs:
+        assert type(made) is type(reference) and made == reference and repr(made) == repr(reference)
+        assert _same(made, reference) and _outcome(hash, made) == _outcome(hash, reference)  # a list field: unhashable
+        assert hasattr(made, "__dict__") == hasattr(reference, "__dict__")
+        if hasattr(made, "__dict__"):
+            assert vars(made) == vars(reference) and list(vars(made)) == list(vars(reference))
+        assert pickle.loads(pickle.dumps(made)) == made and copy.copy(made) == made and copy.deepcopy(made) == made
+        assert dataclasses.replace(made) == dataclasses.replace(reference)  # Checked changes a field each run
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, dataclasses.fields(made)[0].name, "other")
+    weak = pairs[3][0]
+    assert weakref.ref(weak)() is weak

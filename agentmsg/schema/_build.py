@@ -17,6 +17,7 @@ to the full path (see ``_FAST``).
 from __future__ import annotations
 
 import dataclasses
+import keyword
 from collections.abc import Callable
 from datetime import date, datetime
 from types import MemberDescriptorType
@@ -27,6 +28,7 @@ from ._keyword_checks import (
     TYPE_TESTS, any_of_error, at_least, check_unique, choices, json_key, key_label, kinds, many, unexpected,
 )
 from .._checks import expected, map_items, missing
+from .._construct import mutable_twin
 from .._frozen import FrozenDict
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
@@ -387,15 +389,21 @@ class _Writer:
                 values.append((name, given[name]))
             elif factory is not dataclasses.MISSING:
                 values.append((name, self.name("f", factory) + "()"))
-            elif default is not dataclasses.MISSING:
+            elif default is not dataclasses.MISSING and recipe.setters is not None:  # else read from the class
                 values.append((name, self.name("d", default)))
-        self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
-        if recipe.setters is None:  # storing into the new __dict__ costs less than replacing it
+        if recipe.twin is not None:  # plain stores into a twin, then the real class (see _twin)
+            self.emit(depth, f"{o} = {self.name('twin', recipe.twin)}()")
+            for name, x in values:
+                self.emit(depth, f"{o}.{name} = {x}")
+            self.emit(depth, f"{o}.__class__ = {self.name('cls', recipe.cls)}")
+        elif recipe.setters is None:  # storing into the new __dict__ costs less than replacing it
+            self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
             d = self.name("d")
             self.emit(depth, f"{d} = {o}.__dict__")
             for name, x in values:
                 self.emit(depth, f"{d}[{name!r}] = {x}")
         else:
+            self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
             for name, x in values:
                 self.emit(depth, f"{self.name('s', recipe.setters[name])}({o}, {x})")
         if recipe.post_init:
@@ -424,16 +432,18 @@ class _Recipe:
     """How the ``__init__`` that ``dataclasses`` generates makes an instance of ``cls``.
 
     ``fields``: every field in order as (name, init, default, factory); ``setters``: the slot
-    descriptors' ``__set__`` by name, or None for a class with a ``__dict__``.
+    descriptors' ``__set__`` by name, or None for a class with a ``__dict__``; ``twin``: the
+    class the fast path stores into before giving the object its real class (see ``_twin``).
     """
 
-    __slots__ = ("cls", "fields", "setters", "post_init")
+    __slots__ = ("cls", "fields", "setters", "post_init", "twin")
 
     def __init__(self, cls: type, setters: dict[str, Callable[[Any, Any], None]] | None) -> None:
         self.cls = cls
         self.fields = [(f.name, f.init, f.default, f.default_factory) for f in dataclasses.fields(cls)]
         self.setters = setters
         self.post_init = getattr(cls, "__post_init__", None) is not None
+        self.twin = _twin(cls, [name for name, *_ in self.fields], setters is not None)
 
 
 def _recipe(cls: type) -> _Recipe | None:
@@ -462,6 +472,29 @@ def _recipe(cls: type) -> _Recipe | None:
     return _Recipe(cls, None)
 
 
+def _twin(cls: type, names: list[str], slotted: bool) -> type | None:
+    """Return a class of ``cls``'s layout whose attributes are plain stores, or None where none fits.
+
+    The fast path makes a twin, stores each field with an attribute store (what a mutable
+    class compiles to: cheaper than the frozen class's ``object.__setattr__`` calls, its slot
+    setters, or filling its ``__dict__``), then sets ``obj.__class__ = cls``, which CPython
+    allows between classes of the same layout: the object is then a ``cls`` in every way, as
+    ``__init__`` would have made it. A layout that differs (slots inherited from a base, say)
+    refuses the change, tried once here; a class with ``__del__`` or a field that is not a
+    plain name keeps the other ways.
+    """
+    if getattr(cls, "__del__", None) is not None or not all(
+        name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__") for name in names
+    ):
+        return None
+    twin = mutable_twin(cls) if slotted else type(f"_{cls.__name__}Twin", (), {"__module__": cls.__module__})
+    try:
+        twin().__class__ = cls
+    except TypeError:  # another layout
+        return None
+    return twin
+
+
 def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     """Return how to make an instance of dataclass ``cls`` from checked keyword arguments (see ``_recipe``)."""
     recipe = _recipe(cls)
@@ -469,8 +502,9 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
     fill = [(name, default, factory) for name, init, default, factory in recipe.fields
             if init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
-    always = [(name, default, factory) for name, init, default, factory in recipe.fields
-              if not init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
+    always = [(name, default, factory) for name, init, default, factory in recipe.fields  # as __init__ stores them
+              if not init and (factory is not dataclasses.MISSING
+                               or (default is not dataclasses.MISSING and recipe.setters is not None))]
     size = sum(1 for _, init, _, _ in recipe.fields if init)
     setters = None if recipe.setters is None else list(recipe.setters.items())
     post_init = recipe.post_init
