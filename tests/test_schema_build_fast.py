@@ -306,6 +306,31 @@ def test_arguments_as_matches_the_full_path(value: Any) -> None:
     assert type(call.arguments) is FrozenDict
 
 
+def test_arguments_as_too_deep_is_a_validation_error() -> None:
+    """Arguments that freeze but nest deeper than the builder can recurse: code ``depth``, cached or not."""
+    from agentmsg.schema._generate import _ARGUMENT_BUILDERS
+
+    deepest = None
+    for depth in range(100, 2000, 100):
+        value: dict[str, Any] = {"name": "leaf"}
+        for _ in range(depth):
+            value = {"name": "n", "children": [value]}
+        try:
+            call = ToolCall("c", "tree", value)
+        except ValidationError as e:  # too deep to freeze: the builder is never reached
+            assert e.code == "depth"
+            break
+        for cached in (False, True):
+            if not cached:
+                _ARGUMENT_BUILDERS.pop(Tree, None)
+            try:
+                call.arguments_as(Tree)
+            except ValidationError as e:
+                assert (e.code, e.path) == ("depth", "")
+                deepest = depth
+    assert deepest is not None, "some depth freezes and is still too deep to build"
+
+
 def test_dataclasses_without_fields() -> None:
     assert ToolCall("c", "e", {}).arguments_as(Empty) == Empty()
     assert build(Holder, {"empty": {}, "nothing": {}}) == Holder(Empty(), Empty())
