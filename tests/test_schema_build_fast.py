@@ -244,13 +244,18 @@ def test_the_common_shape_takes_the_fast_path() -> None:
                                 arguments["dry_run"] is True, arguments["note"])
         assert type(edit.tags) is list and vars(edit) == {f.name: getattr(edit, f.name) for f in dataclasses.fields(edit)}
     assert calls == []
-    for surprise, path in (({**EDIT_ARGS, "tags": ["a", 1]}, "tags[1]"), ({**EDIT_ARGS, "mode": "append"}, "mode"),
-                           ({**EDIT_ARGS, "extra": 1}, "extra"), ({**EDIT_ARGS, "lines": {"start": 1}}, "lines.end")):
-        calls.clear()
-        with pytest.raises(ValidationError) as caught:
-            builder(surprise)
-        assert caught.value.path == path
-        assert len(calls) == 1, "a surprise goes to the full path, which names the error"
+    surprises = [({**EDIT_ARGS, "tags": ["a", 1]}, "tags[1]"), ({**EDIT_ARGS, "mode": "append"}, "mode"),
+                 ({**EDIT_ARGS, "extra": 1}, "extra"), ({**EDIT_ARGS, "lines": {"start": 1}}, "lines.end")]
+    surprises += [({**EDIT_ARGS, "mode": other}, "mode") for other in (1, True, None, ["write"], {"write": 1}, 1.5)]
+    slow = compile_builder(EditFile, False, lenient=True, fast=False)
+    for surprise, path in surprises:
+        for arguments in (surprise, freeze_json(surprise)):
+            calls.clear()
+            with pytest.raises(ValidationError) as caught:
+                builder(arguments)
+            assert caught.value.path == path
+            assert _outcome(slow, arguments) == ("error", (path, caught.value.code, caught.value.message))
+            assert len(calls) == 1, "a surprise goes to the full path, which names the error"
     calls.clear()
     short = {k: v for k, v in EDIT_ARGS.items() if k != "note"}
     assert builder(short) == EditFile("src/app.py", Mode.WRITE, LineRange(10, 42), ["refactor", "small"], True)

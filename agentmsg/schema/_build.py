@@ -250,15 +250,22 @@ class _Surprise(Exception):
 # result: ``tests/test_schema_build_fast.py`` holds the two to the same values and errors.
 _FAST = """\
 def fast_object(v):
-    if (type(v) is FrozenDict or type(v) is dict) and len(v) == {size}:
-        try:
+    if type(v) is FrozenDict and len(v) == {size}:
+        w = {frozen}
+    elif type(v) is dict and len(v) == {size}:
+        w = v
+    else:
+        return slow(v)
+    try:
 {body}
-        except (KeyError, ValueError, TypeError, _Surprise):
-            return slow(v)
+    except (KeyError, ValueError, TypeError, _Surprise):
+        return slow(v)
 {make}
-    return slow(v)
 """
 _INLINE_FIELDS = 64  # at most this many fields of nested objects written into one fast path
+# A FrozenDict's ``[]`` goes through its type's ``__getitem__`` (a dict subclass's slot), a plain
+# dict's does not: from this many fields on, reading a plain copy ({**v}, made in C) costs less.
+_COPY_AT = 4
 
 
 class _Writer:
@@ -288,12 +295,14 @@ class _Writer:
     def function(self, shape: _Shape, slow: Conv) -> Conv:
         self.scope["slow"] = slow
         self.budget -= len(shape.fields)
-        out = self.fields(shape, "v", 3, (shape.obj.cls,))
-        body = "\n".join(self.lines) or "            pass"  # a dataclass without fields
+        out = self.fields(shape, "w", 2, (shape.obj.cls,))
+        body = "\n".join(self.lines) or "        pass"  # a dataclass without fields
         self.lines = []
-        self.make(shape, out, 2, top=True)
-        self.emit(2, f"return {out[0]}")
-        source = _FAST.format(size=len(shape.fields), body=body, make="\n".join(self.lines))
+        self.make(shape, out, 1, top=True)
+        self.emit(1, f"return {out[0]}")
+        size = len(shape.fields)
+        source = _FAST.format(size=size, frozen="{**v}" if size >= _COPY_AT else "v", body=body,
+                              make="\n".join(self.lines))
         exec(source, self.scope)
         compiled: Conv = self.scope["fast_object"]
         return compiled
@@ -347,6 +356,9 @@ class _Writer:
             return
         if isinstance(node, t.Choice):
             table = self.name("t", _choice_table(node))
+            if all(type(v) is str for v in node.values):  # a key of another type is missing (a surprise)
+                self.emit(depth, f"{x} = {table}[{x}]")
+                return
             convert = self.name("c", conv if conv is not None else _choice(node))
             self.emit(depth, f"{x} = {table}[{x}] if type({x}) is str else {convert}({x})")
             return
@@ -354,7 +366,11 @@ class _Writer:
             shape = self.shapes.get(node.cls)
             if shape is not None and node.cls not in stack and self.budget >= len(shape.fields):
                 self.budget -= len(shape.fields)
-                self.emit(depth, f"if type({x}) is not FrozenDict and type({x}) is not dict: raise _Surprise")
+                if len(shape.fields) >= _COPY_AT:
+                    self.emit(depth, f"if type({x}) is FrozenDict: {x} = {{**{x}}}")
+                    self.emit(depth, f"elif type({x}) is not dict: raise _Surprise")
+                else:
+                    self.emit(depth, f"if type({x}) is not FrozenDict and type({x}) is not dict: raise _Surprise")
                 self.emit(depth, f"if len({x}) != {len(shape.fields)}: raise _Surprise")
                 out = self.fields(shape, x, depth, (*stack, node.cls))
                 self.make(shape, out, depth, top=False)
