@@ -277,6 +277,7 @@ class _Writer:
         self.scope: dict[str, Any] = {
             "FrozenDict": FrozenDict, "_Surprise": _Surprise, "ValidationError": ValidationError,
             "_refused": _refused, "new": object.__new__,
+            **{f.__name__: f for f in (type, len, str, int, float, dict, list, tuple)},  # module globals cost less than builtins
         }
         self.lines: list[str] = []
         self.count = 0
