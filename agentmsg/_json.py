@@ -14,23 +14,32 @@ if TYPE_CHECKING:
     class _HasToDict(Protocol):
         def to_dict(self) -> dict[str, Any]: ...
 
+    class _HasToList(Protocol):
+        def to_list(self) -> list[dict[str, Any]]: ...
+
     T = TypeVar("T")
     T_co = TypeVar("T_co", covariant=True)
 
     class _FromDict(Protocol[T_co]):
         def from_dict(self, data: Any, /) -> T_co: ...
 
+    class _FromList(Protocol[T_co]):
+        def from_list(self, items: Any, /) -> T_co: ...
+
 __all__ = ["to_json", "from_json", "loads_strict"]
 
 
-def to_json(obj: _HasToDict, /) -> str:
+def to_json(obj: _HasToDict | _HasToList, /) -> str:
     """Serialize an agentmsg object as compact JSON text (UTF-8 friendly: non-ASCII kept).
 
     >>> from . import ChatMessage
     >>> to_json(ChatMessage.user("Grüß dich"))
     '{"role":"user","content":"Grüß dich"}'
+
+    A ``ConversationHistory`` is the array of its messages (``to_list``).
     """
-    return _encode(obj.to_dict())
+    to_list = getattr(obj, "to_list", None)
+    return _encode(obj.to_dict() if to_list is None else to_list())  # type: ignore[union-attr]  # no to_list: a to_dict
 
 
 def _reject_constant(name: str) -> object:
@@ -140,11 +149,21 @@ def loads_strict(text: str | bytes, *, duplicates: bool = True) -> Any:
         raise ValidationError("a number is too large to parse", "", "json") from None
 
 
-def from_json(text: str | bytes, cls: _FromDict[T], /) -> T:
+def from_json(text: str | bytes, cls: _FromDict[T] | _FromList[T], /) -> T:
     """Parse JSON text into an agentmsg object of type ``cls``.
 
-    >>> from . import ChatMessage
+    >>> from . import ChatMessage, ConversationHistory
     >>> from_json('{"role": "user", "content": "Hi"}', ChatMessage)
     ChatMessage(role=user, content=<2 chars>)
+
+    A ``ConversationHistory`` is read from the array ``to_json`` writes for it, each message
+    and the order checked (``from_list``):
+
+    >>> history = from_json('[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]',
+    ...                     ConversationHistory)
+    >>> len(history), to_json(history)
+    (2, '[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]')
     """
-    return cls.from_dict(loads_strict(text))
+    value = loads_strict(text)
+    from_list = getattr(cls, "from_list", None)
+    return cls.from_dict(value) if from_list is None else from_list(value)  # type: ignore[union-attr]  # no from_list: a from_dict

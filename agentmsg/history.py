@@ -173,8 +173,18 @@ class ConversationHistory:
         if type(items) is not list and type(items) is not tuple:
             raise ValidationError(f"expected an array of messages, got {type_name(items)}", "", "type")
         history = cls(require_system=require_system)
-        add, decode = history.add, ChatMessage.from_dict
-        map_items(lambda item: add(decode(item)), items)
+        decode = ChatMessage.from_dict
+        try:
+            messages = [decode(item) for item in items]
+        except ValidationError:
+            messages = None
+        if messages is None:  # decode and add one at a time: the first error, shape or order, is raised
+            add = history.add
+            map_items(lambda item: add(decode(item)), items)
+            return history
+        history._order.add_all(messages)  # nobody else holds the history yet: no lock, one list
+        history._messages = messages
+        history._snapshot = None
         return history
 
 
@@ -220,6 +230,23 @@ class OrderCheck:
         if pending is not None:
             self.pending = pending
         self.count += 1
+
+    def add_all(self, messages: list[ChatMessage]) -> None:
+        """Take each message in turn, as ``add`` does; the count stops at the first that breaks the order."""
+        state, pending, count = self._state, self.pending, self.count
+        try:
+            for message in messages:
+                if state == _START and self._require_system and message.role is not SYSTEM:
+                    break
+                state, new = _next_state(state, pending, message, count)
+                if new is not None:
+                    pending = new
+                count += 1
+            else:
+                return
+        finally:
+            self._state, self.pending, self.count = state, pending, count
+        self.add(message)  # the first message is not a system message: raises, naming the rule
 
     def resume(self, message: ChatMessage) -> None:
         """Take ``message`` after ``add`` refused it, as if the order had allowed it.

@@ -297,7 +297,10 @@ class ChatMessage:
         if raw_calls:
             if type(raw_calls) is not list:
                 raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
-            calls = tuple(map_items(tool_call_from_dict, raw_calls, "tool_calls"))
+            try:
+                calls = tuple([tool_call_from_dict(call) for call in raw_calls])
+            except ValidationError:
+                calls = tuple(map_items(tool_call_from_dict, raw_calls, "tool_calls"))  # raises again, with the index
         elif raw_calls is not None and type(raw_calls) is not list:
             raise ValidationError(f"expected an array, got {type_name(raw_calls)}", "tool_calls", "type")
         tool_call_id = data.get("tool_call_id")

@@ -14,7 +14,7 @@ from ._checks import (
 )
 from ._construct import builder, from_table, list_to_dict, raw_setters, row
 from ._json import loads_strict
-from ._frozen import FrozenDict, freeze_json, freeze_object, thaw_checked, thaw_json
+from ._frozen import FrozenDict, _freeze_dict, freeze_json, freeze_object, thaw_checked, thaw_json
 from .errors import InvalidArgumentsError, ValidationError
 
 __all__ = [
@@ -369,7 +369,10 @@ def tool_call_from_dict(data: Any) -> ToolCall:
     if type(name) is not str or name not in _KNOWN_NAMES:
         name = check_name(name) if "name" in data else _missing("name")
     if type(arguments) is dict:
-        arguments = freeze_object(arguments, "arguments")
+        try:
+            arguments = _freeze_dict(arguments)
+        except (ValidationError, RecursionError):
+            arguments = freeze_object(arguments, "arguments")  # raises again, naming the path
     else:
         arguments = _missing("arguments") if arguments is None else _check_arguments(arguments)
     return _build_call(id, name, arguments)

@@ -54,8 +54,9 @@ def conversation() -> list[dict[str, Any]]:
 
 def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
     """Name -> (loop count N, the set-up that returns one operation)."""
-    from agentmsg import ChatMessage, ImagePart, ImageSource, ReasoningPart, TextPart, ToolCall, ToolResult
-    from agentmsg._json import loads_strict
+    from agentmsg import (
+        ChatMessage, ConversationHistory, ImagePart, ImageSource, ReasoningPart, TextPart, ToolCall, ToolResult, from_json,
+    )
 
     def user() -> Any:
         return ChatMessage.user(USER_TEXT)
@@ -76,7 +77,7 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
 
     def conversation_from_json() -> Callable[[], Any]:
         text = json.dumps(conversation())
-        return lambda: [ChatMessage.from_dict(d) for d in loads_strict(text)]
+        return lambda: from_json(text, ConversationHistory)  # each message and the order checked
 
     def conversation_to_dict() -> Callable[[], Any]:
         loaded = [ChatMessage.from_dict(d) for d in conversation()]
@@ -87,6 +88,7 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
         "empty": (5000, lambda: lambda: None),
         "construct user": (5000, lambda: user),
         "construct assistant + 2 calls": (1000, lambda: assistant),
+        "pydantic construct assistant + 2 calls": (1000, _pydantic_construct),
         "construct tool": (5000, lambda: tool),
         "construct ToolCall": (2000, lambda: lambda: ToolCall("call_001", "write_file", ARGS_A)),
         "construct ReasoningPart": (5000, lambda: lambda: ReasoningPart("Why.", signature="c2ln", provider="anthropic")),
@@ -104,6 +106,7 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
         count = 1000 if name == "assistant" else 5000
         if name == "assistant":
             out["pydantic from_dict assistant"] = (count, lambda: _pydantic_from_dict(assistant().to_dict()))
+            out["pydantic to_dict assistant"] = (count, lambda: _pydantic_to_dict(assistant().to_dict()))
         out[f"from_dict {name}"] = (count, lambda make=make: lambda doc=make().to_dict(): ChatMessage.from_dict(doc))
         out[f"to_dict {name}"] = (count, lambda make=make: make().to_dict)
         out[f"repr {name}"] = (5000, lambda make=make: make().__repr__)
@@ -117,6 +120,25 @@ def _pydantic_from_dict(doc: dict[str, Any]) -> Callable[[], Any]:
 
     model = pydantic_models()[0]
     return lambda: model.model_validate(doc)
+
+
+def _pydantic_construct() -> Callable[[], Any]:
+    """The peer of ``construct assistant + 2 calls``: the models built by keyword, as a user writes them."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from pydantic_peer import pydantic_models
+
+    message, call = pydantic_models()[:2]
+    return lambda: message(role="assistant", content=TEXT, tool_calls=[
+        call(id="call_001", name="write_file", arguments=ARGS_A), call(id="call_002", name="run_command", arguments=ARGS_B)])
+
+
+def _pydantic_to_dict(doc: dict[str, Any]) -> Callable[[], Any]:
+    """The peer of ``to_dict assistant``: ``model_dump(exclude_defaults=True)``."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from pydantic_peer import pydantic_models
+
+    model = pydantic_models()[0].model_validate(doc)
+    return lambda: model.model_dump(exclude_defaults=True)
 
 
 def _pydantic_from_json() -> Callable[[], Any]:

@@ -419,6 +419,8 @@ def test_each_generated_function_takes_the_place_of_its_stand_in() -> None:
 
     message = ChatMessage.user([TextPart("a"), ImagePart(ImageSource.from_path("a.png"))])
     repr(message), message.to_dict(), ToolCall.from_dict({"id": "c", "name": "ls", "arguments": {}})
+    part, image = message.content  # a message's repr counts its parts: each part's own repr is asked for here
+    repr(part), repr(image), repr(image.source)
     for cls in (ChatMessage, TextPart, ImagePart, ImageSource):
         assert type(cls.__dict__["to_dict"]) is FunctionType and type(cls.__dict__["__repr__"]) is FunctionType
         assert f"{cls.__name__}.to_dict" in SOURCE

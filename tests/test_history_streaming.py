@@ -108,6 +108,31 @@ def test_from_list_shape_errors_have_index_paths() -> None:
     assert (info.value.path, info.value.code) == ("[2].tool_calls[0].name", "missing")
 
 
+def test_from_list_raises_the_first_error_in_message_order_whatever_its_kind() -> None:
+    docs = [SYS.to_dict(), USER.to_dict(), USER.to_dict(), {"role": "assistant"}]
+    with pytest.raises(ConversationOrderError) as order:  # message 2 breaks the order before message 3's shape
+        ConversationHistory.from_list(docs)
+    assert (order.value.index, order.value.code) == (2, "alternate")
+    docs = [SYS.to_dict(), {"role": "user"}, USER.to_dict(), USER.to_dict()]
+    with pytest.raises(ValidationError) as shape:  # message 1's shape before message 3's order
+        ConversationHistory.from_list(docs)
+    assert (shape.value.path, shape.value.code) == ("[1].content", "missing")
+    with pytest.raises(ConversationOrderError) as first:
+        ConversationHistory.from_list([USER.to_dict(), ASSIST.to_dict()])
+    assert (first.value.index, first.value.code) == (0, "system_first")
+    with pytest.raises(ConversationOrderError) as later:
+        ConversationHistory.from_list([SYS.to_dict(), USER.to_dict(), ASSIST.to_dict(), SYS.to_dict()])
+    assert (later.value.index, later.value.code) == (3, "system_first")
+
+
+@pytest.mark.parametrize("order", VALID_ORDERS)
+def test_from_list_accepts_what_add_accepts_and_keeps_adding(order: list[ChatMessage]) -> None:
+    history = ConversationHistory.from_list([message.to_dict() for message in order], require_system=False)
+    assert history.messages == tuple(order) and history == ConversationHistory(order, require_system=False)
+    history.validate()  # no call left waiting: the order state came through
+    history.add(ChatMessage.user("More?") if order[-1].role.name == "ASSISTANT" else ASSIST)
+
+
 def test_snapshot_is_immutable_and_stable() -> None:
     history = ConversationHistory([SYS, USER])
     snapshot = history.messages
