@@ -397,3 +397,5 @@ def test_objects_built_through_a_twin_are_the_real_class() -> None:
             setattr(made, dataclasses.fields(made)[0].name, "other")
     weak = pairs[3][0]
     assert weakref.ref(weak)() is weak
+    slow = compile_builder(Checked, False, lenient=True, fast=False)({"low": 1, "high": 2, "label": "x"})
+    assert vars(slow) == vars(Checked(1, 2, "x")), "an init=False field with a plain default stays a class attribute"
