@@ -299,6 +299,16 @@ class ToolCall:
         arguments raise ``ValidationError`` with the path. ``strict=True`` or ``strict=False``
         checks against ``schema_for(cls, strict)`` exactly, as ``agentmsg.schema.build`` does.
         """
+        if strict is None:
+            try:
+                decode = _decoders[cls]  # compiled by an earlier call
+            except (KeyError, TypeError):  # the first call for cls, or a type hint that does not hash
+                pass
+            else:
+                try:
+                    return decode(self.arguments)  # type: ignore[no-any-return]  # it builds the T it was compiled for
+                except RecursionError:
+                    raise ValidationError("nested too deeply", "", "depth") from None
         return _build(cls, self.arguments, strict)  # type: ignore[no-any-return]  # build returns the T it was given
 
     @classmethod
@@ -322,29 +332,27 @@ tool_calls_to_dicts: Callable[[tuple[ToolCall, ...]], list[dict[str, Any]]] = li
 def _load_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
     """``agentmsg.schema.build``, loaded on the first ``arguments_as``, not with the core.
 
-    It rebinds ``_build`` to a direct call, so later calls pay no import statement.
+    It rebinds ``_build`` to a direct call, so later calls pay no import statement, and
+    ``_decoders`` to the decoders' cache, which ``arguments_as`` reads first.
     ``strict=None`` decodes (both shapes a model sends, any buildable type).
     """
-    global _build
+    global _build, _decoders
     from .schema._generate import _ARGUMENT_BUILDERS, _arguments_builder, build
 
     def decode_or_build(cls: Any, arguments: Any, strict: bool | None) -> Any:
         if strict is None:
             try:
-                builder = _ARGUMENT_BUILDERS[cls]  # _arguments_builder's cache, without its call
-            except (KeyError, TypeError):
-                builder = _arguments_builder(cls)
-            try:
-                return builder(arguments)
+                return _arguments_builder(cls)(arguments)
             except RecursionError:
                 raise ValidationError("nested too deeply", "", "depth") from None
         return build(cls, arguments, strict=strict)
 
-    _build = decode_or_build
+    _build, _decoders = decode_or_build, _ARGUMENT_BUILDERS
     return _build(cls, arguments, strict)
 
 
 _build: Callable[[Any, Any, bool | None], Any] = _load_build
+_decoders: dict[Any, Callable[[Any], Any]] = {}  # the decoders by type, once agentmsg.schema is loaded
 
 
 def tool_call_from_dict(data: Any) -> ToolCall:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import enum
 import gc
 import json
 import os
@@ -32,9 +31,8 @@ import tempfile
 import time
 import timeit
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -42,6 +40,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_providers import anthropic_stream, openai_stream  # noqa: E402
 from bench_validate import realistic_lines  # noqa: E402
+from edit_file import EDIT_ARGS, EditFile  # noqa: E402
 from pydantic_peer import pydantic_models  # noqa: E402
 
 from agentmsg import ChatMessage, ToolCall, from_json, to_json  # noqa: E402
@@ -85,31 +84,6 @@ def interleaved(ours: Callable[[], Any], theirs: Callable[[], Any], rounds: int 
         for i, timer in enumerate(timers):
             best[i] = min(best[i], timer.timeit(numbers[i]) / numbers[i])
     return best[0] * 1e9, best[1] * 1e9
-
-
-class Mode(enum.Enum):
-    READ = "read"
-    WRITE = "write"
-
-
-@dataclass(frozen=True)
-class LineRange:
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class EditFile:
-    path: str
-    mode: Mode
-    lines: LineRange
-    tags: list[str]
-    dry_run: bool = False
-    note: Optional[str] = None
-
-
-EDIT_ARGS = {"path": "src/app.py", "mode": "write", "lines": {"start": 10, "end": 42},
-             "tags": ["refactor", "small"], "dry_run": True, "note": None}
 
 
 def conversation() -> list[dict[str, Any]]:

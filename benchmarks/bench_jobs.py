@@ -3,11 +3,12 @@
 Run: python benchmarks/bench_jobs.py [--size MB] [--jobs N] [--rounds R] [--text] [LOG]
 
 On a shared machine wall time depends on the neighbours, so each run also reports CPU time: the
-parent's own (it reads the first line, cuts the file, checks pieces and writes the report) and
-its workers'. The workers are children of a fork server, which outlives the command: on Linux
-this script makes itself their reaper (``PR_SET_CHILD_SUBREAPER``), so their CPU is counted.
-``ideal`` is the wall time that CPU would take on N otherwise idle cores: the parent checks
-pieces until the last one is done, so the larger of its own CPU and an N-th of the whole.
+parent's own (it starts, reads the first line, checks pieces and writes the report), the part of
+it spent checking pieces (the rest is its serial part: nothing else runs meanwhile but the fork
+server starting), and its workers' (with the fork server's). The workers are children of a fork
+server, which outlives the command: on Linux this script makes itself their reaper
+(``PR_SET_CHILD_SUBREAPER``), so their CPU is counted. ``ideal`` is the wall time that CPU would
+take on N otherwise idle cores: the parent's serial part, then an N-th of the rest.
 ``--text`` builds a text-heavy log instead of the image-heavy one.
 """
 
@@ -26,11 +27,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 PROBE = """
-import resource, sys
-from agentmsg.validate import main
+import resource, sys, time
+from agentmsg.validate import _jobs, main
+pieces = 0.0  # the CPU the command spends checking pieces itself
+work = _jobs._work
+def timed(*args):
+    global pieces
+    began = time.process_time()
+    try:
+        return work(*args)
+    finally:
+        pieces += time.process_time() - began
+_jobs._work = timed
 status = main(sys.argv[1:])
 me = resource.getrusage(resource.RUSAGE_SELF)
-print(status, me.ru_utime + me.ru_stime, file=sys.stderr)
+print(status, me.ru_utime + me.ru_stime, pieces, file=sys.stderr)
 """
 
 
@@ -49,8 +60,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def once(log: str, jobs: int) -> tuple[float, float, float]:
-    """Return (wall s, parent CPU s, workers' CPU s) of one run."""
+def once(log: str, jobs: int) -> tuple[float, float, float, float]:
+    """Return (wall s, parent CPU s, workers' CPU s, the parent's CPU s on pieces) of one run."""
     before = _children_cpu()
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-c", PROBE, "--quiet", "--jsonl", "--jobs", str(jobs), log],
@@ -61,9 +72,9 @@ def once(log: str, jobs: int) -> tuple[float, float, float]:
             os.waitpid(-1, 0)
         except ChildProcessError:
             break
-    status, parent = result.stderr.split()[-2:]
+    status, parent, pieces = result.stderr.split()[-3:]
     assert status == "0", result.stderr
-    return wall, float(parent), _children_cpu() - before - float(parent)
+    return wall, float(parent), _children_cpu() - before - float(parent), float(pieces)
 
 
 def main() -> int:
@@ -85,22 +96,26 @@ def main() -> int:
             print("(the workers' CPU is not counted here: they are not this script's descendants)")
         print(f"{os.path.getsize(log) / (1 << 20):.0f} MiB JSON Lines log; {os.cpu_count()} cores; "
               f"{rounds} interleaved rounds of --jobs 1 and --jobs {jobs}")
-        results: dict[int, list[tuple[float, float, float]]] = {1: [], jobs: []}
+        results: dict[int, list[tuple[float, float, float, float]]] = {1: [], jobs: []}
         for _ in range(rounds):
             for n in (1, jobs):
                 load = os.getloadavg()[0]
-                wall, parent, workers = once(log, n)
-                results[n].append((wall, parent, workers))
-                print(f"  --jobs {n}: wall {wall:5.2f} s, CPU parent {parent:5.2f} s + workers {workers:5.2f} s "
+                wall, parent, workers, pieces = once(log, n)
+                results[n].append((wall, parent, workers, pieces))
+                serial = f" (serial {parent - pieces:4.2f} s)" if n > 1 else ""
+                print(f"  --jobs {n}: wall {wall:5.2f} s, CPU parent {parent:5.2f} s{serial} + workers {workers:5.2f} s "
                       f"(load average before: {load:.1f})", flush=True)
         serial_wall = statistics.median(r[0] for r in results[1])
         serial_cpu = statistics.median(r[1] + r[2] for r in results[1])
         wall = statistics.median(r[0] for r in results[jobs])
         cpu = statistics.median(r[1] + r[2] for r in results[jobs])
-        ideal = statistics.median(max(r[1], (r[1] + r[2]) / jobs) for r in results[jobs])
-        print(f"median wall: {serial_wall:.2f} s -> {wall:.2f} s ({serial_wall / wall:.2f}x, on the loaded machine)")
+        serial_part = statistics.median(r[1] - r[3] for r in results[jobs])
+        ideal = statistics.median(r[1] - r[3] + (r[2] + r[3]) / jobs for r in results[jobs])
+        print(f"median wall: {serial_wall:.2f} s -> {wall:.2f} s ({serial_wall / wall:.2f}x, "
+              f"load average now {os.getloadavg()[0]:.1f})")
         print(f"median CPU:  {serial_cpu:.2f} s -> {cpu:.2f} s (+{100 * (cpu / serial_cpu - 1):.0f}% for "
-              f"starting workers, cutting the file and the pieces checked twice at the end)")
+              f"starting workers, and two processes side by side each running slower); the parent's serial part "
+              f"{serial_part:.2f} s")
         print(f"ideal wall on {jobs} idle cores: {serial_cpu:.2f} s -> {ideal:.2f} s ({serial_cpu / ideal:.2f}x)")
     return 0
 

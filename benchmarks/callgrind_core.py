@@ -99,6 +99,8 @@ def workloads() -> dict[str, tuple[int, Callable[[], Callable[[], Any]]]]:
         "conversation from JSON (1,000)": (4, conversation_from_json),
         "conversation to_dict (1,000)": (4, conversation_to_dict),
         "pydantic conversation from JSON (1,000)": (4, _pydantic_from_json),
+        "arguments_as EditFile": (5000, _arguments_as),
+        "pydantic arguments_as EditFile": (5000, _pydantic_arguments_as),
     }
     for name, make in messages.items():
         count = 1000 if name == "assistant" else 5000
@@ -147,6 +149,28 @@ def _pydantic_from_json() -> Callable[[], Any]:
     text = json.dumps(conversation())
     many = pydantic_models()[3]
     return lambda: many.validate_json(text)
+
+
+def _arguments_as() -> Callable[[], Any]:
+    """``call.arguments_as(EditFile)`` (a 6-field dataclass: nested, enum, list, optional), the builder cached."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from edit_file import EDIT_ARGS, EditFile
+
+    from agentmsg import ToolCall
+
+    call = ToolCall("call_1", "edit_file", EDIT_ARGS)
+    call.arguments_as(EditFile)
+    return lambda: call.arguments_as(EditFile)
+
+
+def _pydantic_arguments_as() -> Callable[[], Any]:
+    """The peer of ``arguments_as EditFile``: ``TypeAdapter(EditFile).validate_python`` (needs the bench extra)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from edit_file import EDIT_ARGS, EditFile
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(EditFile)
+    return lambda: adapter.validate_python(EDIT_ARGS)
 
 
 def run(name: str, count: int) -> None:

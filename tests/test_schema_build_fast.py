@@ -244,13 +244,18 @@ def test_the_common_shape_takes_the_fast_path() -> None:
                                 arguments["dry_run"] is True, arguments["note"])
         assert type(edit.tags) is list and vars(edit) == {f.name: getattr(edit, f.name) for f in dataclasses.fields(edit)}
     assert calls == []
-    for surprise, path in (({**EDIT_ARGS, "tags": ["a", 1]}, "tags[1]"), ({**EDIT_ARGS, "mode": "append"}, "mode"),
-                           ({**EDIT_ARGS, "extra": 1}, "extra"), ({**EDIT_ARGS, "lines": {"start": 1}}, "lines.end")):
-        calls.clear()
-        with pytest.raises(ValidationError) as caught:
-            builder(surprise)
-        assert caught.value.path == path
-        assert len(calls) == 1, "a surprise goes to the full path, which names the error"
+    surprises = [({**EDIT_ARGS, "tags": ["a", 1]}, "tags[1]"), ({**EDIT_ARGS, "mode": "append"}, "mode"),
+                 ({**EDIT_ARGS, "extra": 1}, "extra"), ({**EDIT_ARGS, "lines": {"start": 1}}, "lines.end")]
+    surprises += [({**EDIT_ARGS, "mode": other}, "mode") for other in (1, True, None, ["write"], {"write": 1}, 1.5)]
+    slow = compile_builder(EditFile, False, lenient=True, fast=False)
+    for surprise, path in surprises:
+        for arguments in (surprise, freeze_json(surprise)):
+            calls.clear()
+            with pytest.raises(ValidationError) as caught:
+                builder(arguments)
+            assert caught.value.path == path
+            assert _outcome(slow, arguments) == ("error", (path, caught.value.code, caught.value.message))
+            assert len(calls) == 1, "a surprise goes to the full path, which names the error"
     calls.clear()
     short = {k: v for k, v in EDIT_ARGS.items() if k != "note"}
     assert builder(short) == EditFile("src/app.py", Mode.WRITE, LineRange(10, 42), ["refactor", "small"], True)
@@ -306,9 +311,91 @@ def test_arguments_as_matches_the_full_path(value: Any) -> None:
     assert type(call.arguments) is FrozenDict
 
 
+def test_arguments_as_too_deep_is_a_validation_error() -> None:
+    """Arguments that freeze but nest deeper than the builder can recurse: code ``depth``, cached or not."""
+    from agentmsg.schema._generate import _ARGUMENT_BUILDERS
+
+    deepest = None
+    for depth in range(100, 2000, 100):
+        value: dict[str, Any] = {"name": "leaf"}
+        for _ in range(depth):
+            value = {"name": "n", "children": [value]}
+        try:
+            call = ToolCall("c", "tree", value)
+        except ValidationError as e:  # too deep to freeze: the builder is never reached
+            assert e.code == "depth"
+            break
+        for cached in (False, True):
+            if not cached:
+                _ARGUMENT_BUILDERS.pop(Tree, None)
+            try:
+                call.arguments_as(Tree)
+            except ValidationError as e:
+                assert (e.code, e.path) == ("depth", "")
+                deepest = depth
+    assert deepest is not None, "some depth freezes and is still too deep to build"
+
+
 def test_dataclasses_without_fields() -> None:
     assert ToolCall("c", "e", {}).arguments_as(Empty) == Empty()
     assert build(Holder, {"empty": {}, "nothing": {}}) == Holder(Empty(), Empty())
     with pytest.raises(ValidationError) as caught:
         build(Holder, {"empty": {"x": 1}, "nothing": None})
     assert (caught.value.path, caught.value.code) == ("empty.x", "unexpected")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
+class Weak:
+    name: str
+    size: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WeakChild(Weak):  # slots inherited from a base: another layout than a twin's
+    extra: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Finalized:
+    name: str
+
+    def __del__(self) -> None:  # a finalizer: no throwaway instance may be made
+        pass
+
+
+def test_objects_built_through_a_twin_are_the_real_class() -> None:
+    """Type, equality, hash, pickling, copies, ``replace``, weak references and frozenness, as ``__init__`` makes them."""
+    import copy
+    import pickle
+    import weakref
+
+    from agentmsg.schema._build import _recipe
+
+    assert all(_recipe(cls).twin is not None for cls in (EditFile, LineRange, Slotted, Span, Checked))
+    # CPython refuses __class__ assignment for slots beside a __weakref__ slot, and for inherited slots
+    assert all(_recipe(cls).twin is None for cls in (Weak, WeakChild, Finalized))
+    edit = ToolCall("c", "edit_file", EDIT_ARGS).arguments_as(EditFile)
+    leaf = {"name": "n", "level": 2, "span": {"start": 1.5, "end": 2.0}, "kind": "b", "counts": [1], "flags": [None]}
+    pairs = [
+        (edit, EditFile("src/app.py", Mode.WRITE, LineRange(10, 42), ["refactor", "small"], True, None)),
+        (edit.lines, LineRange(10, 42)),
+        (build(Slotted, leaf), Slotted("n", Level.HIGH, Span(1.5, 2.0), "b", (1,), [None])),
+        (build(Weak, {"name": "w", "size": 3}), Weak("w", 3)),
+        (build(WeakChild, {"name": "w", "size": 3, "extra": True}), WeakChild("w", 3, True)),
+        (build(Finalized, {"name": "f"}), Finalized("f")),
+        (build(Checked, {"low": 1, "high": 2, "label": "x"}), Checked(1, 2, "x")),
+    ]
+    for made, reference in pairs:
+        assert type(made) is type(reference) and made == reference and repr(made) == repr(reference)
+        assert _same(made, reference) and _outcome(hash, made) == _outcome(hash, reference)  # a list field: unhashable
+        assert hasattr(made, "__dict__") == hasattr(reference, "__dict__")
+        if hasattr(made, "__dict__"):
+            assert vars(made) == vars(reference) and list(vars(made)) == list(vars(reference))
+        assert pickle.loads(pickle.dumps(made)) == made and copy.copy(made) == made and copy.deepcopy(made) == made
+        assert dataclasses.replace(made) == dataclasses.replace(reference)  # Checked changes a field each run
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, dataclasses.fields(made)[0].name, "other")
+    weak = pairs[3][0]
+    assert weakref.ref(weak)() is weak
+    slow = compile_builder(Checked, False, lenient=True, fast=False)({"low": 1, "high": 2, "label": "x"})
+    assert vars(slow) == vars(Checked(1, 2, "x")), "an init=False field with a plain default stays a class attribute"

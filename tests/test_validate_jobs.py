@@ -9,12 +9,13 @@ import select
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
 
 from agentmsg.validate import main
-from agentmsg.validate._jobs import _pieces
+from agentmsg.validate._jobs import _offsets
 
 ROOT = Path(__file__).resolve().parent.parent
 USER = '{"role": "user", "content": "Hi"}'
@@ -39,6 +40,11 @@ LINES = [
 ]
 
 
+# Documents with more problems than a document prints (20 unknown fields, then a note)
+MANY_PROBLEMS = b"\n".join(json.dumps({"role": "user", "content": "Hi", **{f"x{i}": i for i in range(20 + n)}}).encode()
+                           for n in (1, 5, 9))
+
+
 def log_bytes(repeat: int, *, bom: bool = False, final_newline: bool = False) -> bytes:
     data = b"\n".join(LINES * repeat) + b'\n{"role": "tool", "content": "no id"}'
     return (b"\xef\xbb\xbf" if bom else b"") + data + (b"\n" if final_newline else b"")
@@ -49,6 +55,29 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let --jobs cut a small file anywhere (a file under 32 MiB is checked in one process otherwise)."""
     monkeypatch.setattr("agentmsg.validate._jobs._MIN_PIECE", 1)
     monkeypatch.setattr("agentmsg.validate._jobs._WORTH", 2)
+
+
+def children(pid: int, thread: int | None = None) -> list[int]:
+    """Return the processes ``pid`` (its thread ``thread``, default the main one) started (Linux)."""
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{thread or pid}/children").read_text().split()]
+    except OSError:  # gone
+        return []
+
+
+def state(pid: int) -> str:
+    """Return the state of process ``pid`` (R, S, Z...), or "" when it is gone (Linux)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):  # gone (reaped while read)
+        return ""
+
+
+def log_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str], repeat: int) -> tuple[Path, Any]:
+    """Write a log of ``repeat`` times ``LINES``; return its path and the report of one process."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(repeat))
+    return path, run(["--max-bytes", "1500", str(path)], capsys)
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -97,12 +126,48 @@ def test_jobs_write_the_report_of_one_process(tmp_path: Path, small_pieces: None
         assert [p["line"] for p in problems] == sorted(p["line"] for p in problems)
 
 
+def test_workers_come_from_a_fork_server_beside_another_thread(tmp_path: Path, small_pieces: None,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked from the command when it runs no other thread (Linux); never beside one: from the fork server."""
+    import threading
+
+    path, serial = log_and_report(tmp_path, capsys, 25)
+    made = ghost_workers(monkeypatch, lambda workers, claims: None)
+    assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    # the forked workers are reaped: no zombie is left behind
+    assert "Z" not in [state(child) for child in children(os.getpid(), threading.get_native_id())]
+    done = threading.Event()
+    other = threading.Thread(target=done.wait, args=(60,))
+    other.start()
+    try:
+        assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    finally:
+        done.set()
+        other.join()
+    assert [workers.method for workers in made] == ["fork" if sys.platform == "linux" else "forkserver", "forkserver"]
+
+
+def test_jobs_hide_document_notes_past_max_problems(tmp_path: Path, small_pieces: None,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Past --max-problems, a document's "N more problems" note is hidden and counted in the file's note."""
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"\n".join([MANY_PROBLEMS] * 30) + b"\n")
+    for args in ([], ["--max-problems", "45"], ["--max-problems", "0"], ["--format", "json"], ["--strict"]):
+        serial = run([*args, str(path)], capsys)
+        for jobs in ("2", "3"):
+            assert run([*args, "--jobs", jobs, str(path)], capsys) == serial, args
+    # 20 problems of each of the first five documents are shown (100), with the notes of the first four
+    default = run([str(path)], capsys)[1]
+    assert default.count("in this document (the first 20 are shown)") == 4 and default.count(": unknown field") == 100
+    # 30 * 75 problems: 100 shown, 1 + 5 + 9 + 1 in the documents' notes, the rest in the file's
+    assert "note: 2134 more problems in this file (--max-problems 100 are shown)" in default
+
+
 def test_cuts_anywhere_and_more_jobs_than_lines(tmp_path: Path, small_pieces: None,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     # With N above the line count every line is a piece of its own; between, cuts land everywhere.
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(1))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 1)
     assert serial[1].count("\n") == 11
     for jobs in (5, 40):
         assert run(["--max-bytes", "1500", "--jobs", str(jobs), str(path)], capsys) == serial, jobs
@@ -157,74 +222,189 @@ def test_jobs_with_conversation_and_kind(tmp_path: Path, small_pieces: None, cap
 
 def test_jobs_when_no_worker_can_start(tmp_path: Path, small_pieces: None, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(5))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
+    path, serial = log_and_report(tmp_path, capsys, 5)
 
     def no_processes(*args: object, **kwargs: object) -> None:
         raise OSError(11, "Resource temporarily unavailable")  # fork() when no process is left
 
-    monkeypatch.setattr("multiprocessing.context.BaseContext.Pool", no_processes)
+    monkeypatch.setattr("multiprocessing.process.BaseProcess.start", no_processes)
+    assert run(["--max-bytes", "1500", "--jobs", "2", str(path)], capsys) == serial
+    monkeypatch.setattr("multiprocessing.context.BaseContext.Lock", no_processes)  # no semaphore either
     assert run(["--max-bytes", "1500", "--jobs", "2", str(path)], capsys) == serial
 
 
-def test_jobs_never_wait_for_a_worker_that_does_not_answer(tmp_path: Path, small_pieces: None,
+def ghost_workers(monkeypatch: pytest.MonkeyPatch, haunt: Any) -> list[Any]:
+    """Let ``haunt(workers, claims)`` play a worker that misbehaves, as soon as the workers are made."""
+    from agentmsg.validate import _jobs
+
+    init = _jobs._Workers.__init__
+    made: list[Any] = []
+
+    def init_haunted(self: Any, context: Any, count: int, job: Any, claims: Any) -> None:
+        init(self, context, count, job, claims)
+        made.append(self)
+        haunt(self, claims)
+
+    monkeypatch.setattr(_jobs._Workers, "__init__", init_haunted)
+    return made
+
+
+@pytest.mark.parametrize("dies", [False, True])
+def test_jobs_never_wait_for_a_worker_that_does_not_answer(dies: bool, tmp_path: Path, small_pieces: None,
                                                          capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every worker is busy for ten minutes: the command checks the pieces they hold itself."""
-    import time
+    """A worker takes a piece, then never answers (or dies): the command checks it itself."""
+    import multiprocessing
 
-    from agentmsg.validate._jobs import _Workers
+    path, serial = log_and_report(tmp_path, capsys, 5)
+    silent: list[Any] = []
 
-    path = tmp_path / "log.jsonl"
-    path.write_bytes(log_bytes(5))
-    serial = run(["--max-bytes", "1500", str(path)], capsys)
-    init = _Workers.__init__
-    busy = []
+    def take_and_hang(workers: Any, claims: Any) -> None:
+        get, put = multiprocessing.Pipe(duplex=False)
+        assert claims.take() < claims.count  # a piece, held from here on
+        if dies:
+            put.close()  # end of file: the worker is gone, with the first piece
+        else:
+            silent.append(put)  # held open: never a word, never end of file
+        workers._pipes.append(get)
 
-    def init_busy(self: _Workers, count: int) -> None:
-        init(self, count)
-        for _ in range(1200):  # the workers are up (a fork server starting on a loaded machine: seconds)
-            if self.pool is not None:
-                break
-            time.sleep(0.05)
-        busy.extend(self.pool.apply_async(time.sleep, (600,)) for _ in range(count))
-
-    monkeypatch.setattr(_Workers, "__init__", init_busy)
+    ghost_workers(monkeypatch, take_and_hang)
     for jobs in ("2", "3"):
         assert run(["--max-bytes", "1500", "--jobs", jobs, str(path)], capsys) == serial
-    assert busy and not any(sleep.ready() for sleep in busy)
+    assert len(silent) == (0 if dies else 2)
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "two", "", "1.5"])
-def test_an_invalid_number_of_jobs_is_a_usage_error(value: str, tmp_path: Path) -> None:
-    path = tmp_path / "ok.jsonl"
-    path.write_text(USER + "\n")
-    result = cli("--jobs", value, str(path))
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.startswith("usage: python -m agentmsg.validate")
-    assert "error: argument --jobs/-j: " in result.stderr
+def test_jobs_when_a_worker_holds_the_counter_forever(tmp_path: Path, small_pieces: None,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker stopped while it takes a piece: the others find the counter stalled and go on."""
+    path, serial = log_and_report(tmp_path, capsys, 5)
+    monkeypatch.setattr("agentmsg.validate._jobs._STALL", 0.2)
+
+    def hold_the_lock(workers: Any, claims: Any) -> None:
+        assert claims._lock.acquire(timeout=60)
+
+    made = ghost_workers(monkeypatch, hold_the_lock)
+    assert run(["--max-bytes", "1500", "--jobs", "2", str(path)], capsys) == serial
+    assert made
 
 
-def test_pieces_are_whole_lines_with_their_numbers(small_pieces: None) -> None:
-    lengths = [0, 1, 5, 0, 40, 2, 300, 0, 0, 7, 1, 90, 3]
-    data = b"".join(b"x" * n + b"\n" for n in lengths) + b"tail"
-    starts = [0]
-    for n in lengths:
-        starts.append(starts[-1] + n + 1)
+def test_jobs_with_real_workers_stopped(tmp_path: Path, small_pieces: None, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real workers frozen (SIGSTOP) as soon as they are up, wherever they are: the same report, and none is left."""
+    import signal
+    import time
+
+    if not hasattr(signal, "SIGSTOP"):
+        pytest.skip("SIGSTOP is POSIX")
+    path, serial = log_and_report(tmp_path, capsys, 40)
+    monkeypatch.setattr("agentmsg.validate._jobs._STALL", 0.5)
+    stopped: list[Any] = []
+
+    def freeze_when_up(workers: Any, claims: Any) -> None:
+        for _ in range(1200):  # the workers are up (a fork server starting on a loaded machine: seconds)
+            with workers._lock:
+                up = list(workers._processes)
+            if len(up) == 2:
+                break
+            time.sleep(0.05)
+        for process in up:
+            os.kill(process.pid, signal.SIGSTOP)
+        stopped.extend(up)
+
+    ghost_workers(monkeypatch, freeze_when_up)
+    assert run(["--max-bytes", "1500", "--jobs", "3", str(path)], capsys) == serial
+    assert len(stopped) == 2
+    for process in stopped:  # killed, though stopped
+        process.join(60)
+        assert process.exitcode == -signal.SIGKILL
+
+
+def test_ctrl_c_stops_the_command_and_its_workers(tmp_path: Path) -> None:
+    """The real command, interrupted while it checks pieces: exit status 2, one line, no worker left."""
+    import signal
+    import time
+
+    if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
+        pytest.skip("needs /proc/PID/task/PID/children (Linux) to find the workers")
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(10000))  # about 30 MiB: many seconds of work in 16 KiB pieces
+    code = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); " + CUT_SMALL
+    process = subprocess.Popen([sys.executable, "-c", code, "--quiet", "-j", "3", str(path)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    workers: list[int] = []
+    try:
+        for _ in range(1200):  # two workers forked (the command runs no thread): all three check pieces
+            workers = children(process.pid)
+            if len(workers) == 2 or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (process.returncode, out, err.decode()) == (2, b"", "python -m agentmsg.validate: interrupted\n")
+    assert len(workers) == 2
+    for _ in range(200):
+        if all(state(worker) in ("", "Z") for worker in workers):
+            break
+        time.sleep(0.05)
+    assert all(state(worker) in ("", "Z") for worker in workers)
+
+
+@pytest.mark.parametrize("cap", [0, 3, 20])
+def test_pieces_hold_every_line_once_with_its_number(cap: int, tmp_path: Path, small_pieces: None) -> None:
+    """Cut anywhere, the pieces read every line exactly once: the findings of one process, renumbered."""
+    from agentmsg.validate._jobs import _merge, _work
+    from agentmsg.validate._json_lines import check_lines, line_blocks
+    from agentmsg.validate._report import Run, options
+
     # big pieces first, small ones last: each a 2 * jobs-th of the bytes left
-    assert [p[0] for p in list(_pieces(io.BytesIO(b"abcdefghi\n" * 12), 0, 120, 4, 1))] == [
-        0, 20, 40, 50, 60, 70, 80, 90, 100, 110]
-    for jobs in range(1, 40):
-        for begin in (0, starts[1], starts[4]):
-            pieces = list(_pieces(io.BytesIO(data), begin, len(data), jobs, 7))
-            assert pieces[0][0] == begin and pieces[-1][1] is None
-            for (a, b, line), following in zip(pieces, pieces[1:] + [(len(data), None, 0)]):
-                assert a in starts and b in (following[0], None)  # contiguous, cut at line starts
-                assert line == 7 + data.count(b"\n", begin, a)
-                if b is not None:  # the first line start at or after a 2 * jobs-th of what is left
-                    least = a + max(1, (len(data) - a) // (2 * jobs))
-                    assert b >= least and not any(least <= s < b for s in starts)
+    offsets = _offsets(0, 120, 4)
+    assert offsets[:6] == [0, 15, 28, 39, 49, 57] and offsets[-3:] == [117, 118, 119]
+    assert all(a - b >= c - a for b, a, c in zip(offsets, offsets[1:], offsets[2:]))
+    data = log_bytes(2, bom=False) + b"\n" + MANY_PROBLEMS
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data)
+    starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]
+    for begin in (0, starts[1], starts[4]):
+        out = io.StringIO()
+        serial = Run(options(max_bytes=1500, max_problems=cap), out)
+        with serial.warnings_kept():
+            check_lines(serial, "f", line_blocks(io.BytesIO(data[begin:]).read, 1500), 7)
+        serial.end_file("f")
+        for jobs in range(1, 40):
+            offsets = _offsets(begin, len(data), jobs)
+            job = (str(path), offsets, None, 1500, False, False, cap)
+            parallel = Run(options(max_bytes=1500, max_problems=cap), io.StringIO())
+            line = 7
+            for piece in range(len(offsets)):
+                line = _merge(parallel, "f", _work(job, piece), line)
+            parallel.end_file("f")
+            assert parallel.out.getvalue() == out.getvalue(), (begin, jobs)
+            assert line - 7 == data.count(b"\n", begin) + 1  # the last line has no newline
+            assert (parallel.documents, parallel.valid, parallel.invalid, parallel.findings) == (
+                serial.documents, serial.valid, serial.invalid, serial.findings)
+
+
+def test_a_line_longer_than_many_pieces(tmp_path: Path, small_pieces: None) -> None:
+    from agentmsg.validate._jobs import _work
+
+    long_line = json.dumps({"role": "user", "content": "x" * 5000}).encode()
+    data = USER.encode() + b"\n" + long_line + b"\r\n" + USER.encode() + b"\n"
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data)
+    offsets = list(range(0, len(data), 100))  # the long line spans fifty pieces
+    for max_bytes in (1500, 1 << 20):  # refused (skipped, never held) or checked
+        job = (str(path), offsets, None, max_bytes, False, False, 20)
+        results = [_work(job, piece) for piece in range(len(offsets))]
+        # the first piece holds the two lines that start in it, reading the long one to its end
+        assert [r[9] for r in results if r[9]] == [2, 1] and results[0][9] == 2
+        assert sum(r[7] for r in results) == len(data)  # every byte read once
+        assert sum(r[2] for r in results) == 3
 
 
 # -- the progress line ------------------------------------------------------------------------

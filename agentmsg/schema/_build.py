@@ -17,6 +17,7 @@ to the full path (see ``_FAST``).
 from __future__ import annotations
 
 import dataclasses
+import keyword
 from collections.abc import Callable
 from datetime import date, datetime
 from types import MemberDescriptorType
@@ -27,6 +28,7 @@ from ._keyword_checks import (
     TYPE_TESTS, any_of_error, at_least, check_unique, choices, json_key, key_label, kinds, many, unexpected,
 )
 from .._checks import expected, map_items, missing
+from .._construct import mutable_twin
 from .._frozen import FrozenDict
 from .._time import parse_date, parse_date_time
 from ..errors import ValidationError
@@ -248,15 +250,22 @@ class _Surprise(Exception):
 # result: ``tests/test_schema_build_fast.py`` holds the two to the same values and errors.
 _FAST = """\
 def fast_object(v):
-    if (type(v) is FrozenDict or type(v) is dict) and len(v) == {size}:
-        try:
+    if type(v) is FrozenDict and len(v) == {size}:
+        w = {frozen}
+    elif type(v) is dict and len(v) == {size}:
+        w = v
+    else:
+        return slow(v)
+    try:
 {body}
-        except (KeyError, ValueError, TypeError, _Surprise):
-            return slow(v)
+    except (KeyError, ValueError, TypeError, _Surprise):
+        return slow(v)
 {make}
-    return slow(v)
 """
 _INLINE_FIELDS = 64  # at most this many fields of nested objects written into one fast path
+# A FrozenDict's ``[]`` goes through its type's ``__getitem__`` (a dict subclass's slot), a plain
+# dict's does not: from this many fields on, reading a plain copy ({**v}, made in C) costs less.
+_COPY_AT = 4
 
 
 class _Writer:
@@ -268,6 +277,7 @@ class _Writer:
         self.scope: dict[str, Any] = {
             "FrozenDict": FrozenDict, "_Surprise": _Surprise, "ValidationError": ValidationError,
             "_refused": _refused, "new": object.__new__,
+            **{f.__name__: f for f in (type, len, str, int, float, dict, list, tuple)},  # module globals cost less than builtins
         }
         self.lines: list[str] = []
         self.count = 0
@@ -286,12 +296,14 @@ class _Writer:
     def function(self, shape: _Shape, slow: Conv) -> Conv:
         self.scope["slow"] = slow
         self.budget -= len(shape.fields)
-        out = self.fields(shape, "v", 3, (shape.obj.cls,))
-        body = "\n".join(self.lines) or "            pass"  # a dataclass without fields
+        out = self.fields(shape, "w", 2, (shape.obj.cls,))
+        body = "\n".join(self.lines) or "        pass"  # a dataclass without fields
         self.lines = []
-        self.make(shape, out, 2, top=True)
-        self.emit(2, f"return {out[0]}")
-        source = _FAST.format(size=len(shape.fields), body=body, make="\n".join(self.lines))
+        self.make(shape, out, 1, top=True)
+        self.emit(1, f"return {out[0]}")
+        size = len(shape.fields)
+        source = _FAST.format(size=size, frozen="{**v}" if size >= _COPY_AT else "v", body=body,
+                              make="\n".join(self.lines))
         exec(source, self.scope)
         compiled: Conv = self.scope["fast_object"]
         return compiled
@@ -345,6 +357,9 @@ class _Writer:
             return
         if isinstance(node, t.Choice):
             table = self.name("t", _choice_table(node))
+            if all(type(v) is str for v in node.values):  # a key of another type is missing (a surprise)
+                self.emit(depth, f"{x} = {table}[{x}]")
+                return
             convert = self.name("c", conv if conv is not None else _choice(node))
             self.emit(depth, f"{x} = {table}[{x}] if type({x}) is str else {convert}({x})")
             return
@@ -352,7 +367,11 @@ class _Writer:
             shape = self.shapes.get(node.cls)
             if shape is not None and node.cls not in stack and self.budget >= len(shape.fields):
                 self.budget -= len(shape.fields)
-                self.emit(depth, f"if type({x}) is not FrozenDict and type({x}) is not dict: raise _Surprise")
+                if len(shape.fields) >= _COPY_AT:
+                    self.emit(depth, f"if type({x}) is FrozenDict: {x} = {{**{x}}}")
+                    self.emit(depth, f"elif type({x}) is not dict: raise _Surprise")
+                else:
+                    self.emit(depth, f"if type({x}) is not FrozenDict and type({x}) is not dict: raise _Surprise")
                 self.emit(depth, f"if len({x}) != {len(shape.fields)}: raise _Surprise")
                 out = self.fields(shape, x, depth, (*stack, node.cls))
                 self.make(shape, out, depth, top=False)
@@ -387,15 +406,21 @@ class _Writer:
                 values.append((name, given[name]))
             elif factory is not dataclasses.MISSING:
                 values.append((name, self.name("f", factory) + "()"))
-            elif default is not dataclasses.MISSING:
+            elif default is not dataclasses.MISSING and recipe.setters is not None:  # else read from the class
                 values.append((name, self.name("d", default)))
-        self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
-        if recipe.setters is None:  # storing into the new __dict__ costs less than replacing it
+        if recipe.twin is not None:  # plain stores into a twin, then the real class (see _twin)
+            self.emit(depth, f"{o} = {self.name('twin', recipe.twin)}()")
+            for name, x in values:
+                self.emit(depth, f"{o}.{name} = {x}")
+            self.emit(depth, f"{o}.__class__ = {self.name('cls', recipe.cls)}")
+        elif recipe.setters is None:  # storing into the new __dict__ costs less than replacing it
+            self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
             d = self.name("d")
             self.emit(depth, f"{d} = {o}.__dict__")
             for name, x in values:
                 self.emit(depth, f"{d}[{name!r}] = {x}")
         else:
+            self.emit(depth, f"{o} = new({self.name('cls', recipe.cls)})")
             for name, x in values:
                 self.emit(depth, f"{self.name('s', recipe.setters[name])}({o}, {x})")
         if recipe.post_init:
@@ -424,16 +449,18 @@ class _Recipe:
     """How the ``__init__`` that ``dataclasses`` generates makes an instance of ``cls``.
 
     ``fields``: every field in order as (name, init, default, factory); ``setters``: the slot
-    descriptors' ``__set__`` by name, or None for a class with a ``__dict__``.
+    descriptors' ``__set__`` by name, or None for a class with a ``__dict__``; ``twin``: the
+    class the fast path stores into before giving the object its real class (see ``_twin``).
     """
 
-    __slots__ = ("cls", "fields", "setters", "post_init")
+    __slots__ = ("cls", "fields", "setters", "post_init", "twin")
 
     def __init__(self, cls: type, setters: dict[str, Callable[[Any, Any], None]] | None) -> None:
         self.cls = cls
         self.fields = [(f.name, f.init, f.default, f.default_factory) for f in dataclasses.fields(cls)]
         self.setters = setters
         self.post_init = getattr(cls, "__post_init__", None) is not None
+        self.twin = _twin(cls, [name for name, *_ in self.fields], setters is not None)
 
 
 def _recipe(cls: type) -> _Recipe | None:
@@ -462,6 +489,29 @@ def _recipe(cls: type) -> _Recipe | None:
     return _Recipe(cls, None)
 
 
+def _twin(cls: type, names: list[str], slotted: bool) -> type | None:
+    """Return a class of ``cls``'s layout whose attributes are plain stores, or None where none fits.
+
+    The fast path makes a twin, stores each field with an attribute store (what a mutable
+    class compiles to: cheaper than the frozen class's ``object.__setattr__`` calls, its slot
+    setters, or filling its ``__dict__``), then sets ``obj.__class__ = cls``, which CPython
+    allows between classes of the same layout: the object is then a ``cls`` in every way, as
+    ``__init__`` would have made it. A layout that differs (slots inherited from a base, say)
+    refuses the change, tried once here; a class with ``__del__`` or a field that is not a
+    plain name keeps the other ways.
+    """
+    if getattr(cls, "__del__", None) is not None or not all(
+        name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__") for name in names
+    ):
+        return None
+    twin = mutable_twin(cls) if slotted else type(f"_{cls.__name__}Twin", (), {"__module__": cls.__module__})
+    try:
+        twin().__class__ = cls
+    except TypeError:  # another layout
+        return None
+    return twin
+
+
 def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
     """Return how to make an instance of dataclass ``cls`` from checked keyword arguments (see ``_recipe``)."""
     recipe = _recipe(cls)
@@ -469,8 +519,9 @@ def _maker(cls: type, label: str) -> Callable[[dict[str, Any]], Any]:
         return _refusing(cls, label, lambda kwargs: cls(**kwargs))
     fill = [(name, default, factory) for name, init, default, factory in recipe.fields
             if init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
-    always = [(name, default, factory) for name, init, default, factory in recipe.fields
-              if not init and (default is not dataclasses.MISSING or factory is not dataclasses.MISSING)]
+    always = [(name, default, factory) for name, init, default, factory in recipe.fields  # as __init__ stores them
+              if not init and (factory is not dataclasses.MISSING
+                               or (default is not dataclasses.MISSING and recipe.setters is not None))]
     size = sum(1 for _, init, _, _ in recipe.fields if init)
     setters = None if recipe.setters is None else list(recipe.setters.items())
     post_init = recipe.post_init

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ._registry import Kind
 
 __all__ = [
-    "Problem", "Run", "Recorder", "Progress", "is_terminal", "terminal_columns", "printable", "render_path", "prog", "options", "PER_DOCUMENT",
+    "Problem", "Run", "Progress", "is_terminal", "terminal_columns", "printable", "render_path", "prog", "options", "PER_DOCUMENT",
 ]
 
 _PROGRESS_EVERY = 0.25  # seconds between two redraws of the progress line
@@ -273,23 +273,6 @@ class Run:
         if self.unreadable:
             return 2
         return 1 if self.invalid else 0
-
-
-class Recorder(Run):
-    """A worker's run (``--jobs``): problems are kept, in order, for the parent to write."""
-
-    def __init__(self, kind: str | None, max_bytes: int, quiet: bool, strict: bool) -> None:
-        super().__init__(options(quiet=quiet, kind=kind, max_bytes=max_bytes, jsonl=True, strict=strict), sys.stdout)
-        self.reports: list[tuple[int | None, int | None, Problem, str | None, str]] = []
-
-    def report(
-        self, name: str, line: int | None, column: int | None, problem: Problem, kind: str | None,
-        severity: str = "error",
-    ) -> None:
-        if severity != "note":
-            self.findings += 1
-        if not self.quiet:
-            self.reports.append((line, column, problem, kind, severity))
 
 
 class Progress:
