@@ -23,9 +23,16 @@ __all__ = [
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _MEDIA_TYPES = frozenset(IMAGE_MEDIA_TYPES)
-
-
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+# What is left of base64 once its alphabet is deleted, and the end of the text it must be.
+_PADDING = {b"": "", b"=": "=", b"==": "=="}
+# The prefix of a data URL of each media type, and its characters outside the base64 alphabet
+# (``check_url`` looks for a prefix in the first ``_DATA_PREFIX_END`` characters).
+_DATA_PREFIXES = {
+    prefix: prefix.encode().translate(None, _ALPHABET)
+    for prefix in [f"data:{media_type};base64," for media_type in IMAGE_MEDIA_TYPES]
+}
+_DATA_PREFIX_END = max(map(len, _DATA_PREFIXES))
 
 
 # Compiled on first use, not at import: the stub rebinds its global to the compiled method.
@@ -53,15 +60,25 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 
 
 def is_base64(text: str) -> bool:
-    """Return whether ``text`` is canonical base64: its alphabet, padded to a multiple of 4.
+    """Return whether ``text`` is canonical base64: its alphabet, padded to a multiple of 4."""
+    return _base64_from(text, 0, b"")
 
-    ``bytes.translate`` deletes the alphabet in one table pass: about five times as fast as the
-    regular expression ``[A-Za-z0-9+/]*={0,2}`` on an image (it decides the same strings).
+
+def _base64_from(text: str, start: int, punctuation: bytes) -> bool:
+    """Tell that ``text[start:]`` is canonical base64, ``text[:start]`` holding ``punctuation`` outside its alphabet.
+
+    One copy and one table pass: ``bytes.translate`` deletes the alphabet from the whole text
+    (about 9.5 instructions a byte; the regular expression ``[A-Za-z0-9+/]*={0,2}`` takes 22), and
+    what is left must be the punctuation of ``text[:start]`` and at most two '=' that end the text.
+    ``bytes.isalnum`` runs fewer instructions (about 6 a byte, once ``replace`` has made '+' and '/'
+    letters) but no less CPU time: its copies and ``replace``'s many short ``memchr`` calls cost
+    what the instructions save.
     """
-    if len(text) % 4 or not text.isascii():
+    if (len(text) - start) % 4 or not text.isascii():
         return False
-    body = text.rstrip("=")
-    return len(text) - len(body) <= 2 and not body.encode().translate(None, _ALPHABET)
+    left = text.encode().translate(None, _ALPHABET)
+    padding = _PADDING.get(left[len(punctuation):])
+    return padding is not None and text.endswith(padding)
 
 
 def decode_base64(text: str) -> bytes:
@@ -136,6 +153,10 @@ def check_url(url: object, path: str = "url") -> str:
     """
     if type(url) is not str:
         raise ValidationError(f"expected a string, got {type_name(url)}", path, "type")
+    start = url.find(",", 0, _DATA_PREFIX_END) + 1
+    punctuation = _DATA_PREFIXES.get(url[:start])
+    if punctuation is not None and start < len(url) and _base64_from(url, start, punctuation):
+        return url  # a data URL of an image: no regular expression, its data not sliced out
     parts = split_data_url(url)
     if parts is not None:
         check_media_type(parts[0], path)

@@ -224,6 +224,10 @@ REFUSED = {
     "unknown key of a text part": {"role": "user", "content": [{"type": "text", "text": "a", "cache": True}]},
     "unknown key of a call": {"role": "assistant", "tool_calls": [{**CALL, "type": "function"}]},
     "unknown key of a message": {"role": "user", "content": "a", "contnet": "a"},
+    "unknown key of an assistant message without content": {"role": "assistant", "tool_calls": [CALL], "x": 1},
+    "unknown key of a tool message": {"role": "tool", "tool_call_id": "c1", "content": "ok", "x": 1},
+    "unknown key of a tool message with is_error": {"role": "tool", "tool_call_id": "c1", "content": "ok",
+                                                    "is_error": True, "x": 1},
     "bad image url": {"role": "user", "content": [image({"type": "url", "url": "ftp://a.b/c.png"})]},
     "bad media type": {"role": "user", "content": [image({**B64, "media_type": "image/bmp"})]},
     "bad base64": {"role": "tool", "tool_call_id": "c1", "content": [image({**B64, "data": "abc"})]},
@@ -318,3 +322,9 @@ def test_the_key_sets_are_within_the_field_table() -> None:
     for role, keys in _check_only._ROLE_KEYS.items():
         variant = table[3][role]
         assert variant[0] is not None and keys <= variant[0]
+    # the keys the check-only path counts in place of comparing sets: each its kind's
+    for keys, counted in ((_check_only._TEXT_KEYS, {"type", "text"}), (_check_only._IMAGE_KEYS, {"type", "source"}),
+                          (_check_only._URL_KEYS, {"type", "url"}),
+                          (_check_only._BASE64_KEYS, {"type", "media_type", "data"}),
+                          (_check_only._CALL_KEYS, {"id", "name", "arguments"})):
+        assert counted <= keys

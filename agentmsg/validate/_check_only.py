@@ -24,6 +24,9 @@ core's own checkers, called here (``check_text``, ``check_id``, ``check_name``, 
 ``check_media_type``, ``check_base64``): an error they raise means "not proven". The keys of a
 part, a source and a call are the field table's; a role's keys are the rules of ``from_dict``
 (``tests/test_validate_check_only.py`` proves the two equal on generated and mutated documents).
+Keys are counted before they are compared: an object that holds no more keys than the ones just
+read from it (each one its kind takes) holds no other, and ``issuperset``, which builds an
+iterator and looks each key up, is left to an object with more.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def chat_message(doc: Any) -> bool:
             return False
         role = doc.get("role")
         keys = _ROLE_KEYS.get(role) if type(role) is str else None
-        if keys is None or not keys.issuperset(doc):
+        if keys is None:
             return False
         content = doc.get("content")
         if type(content) is str:
@@ -87,21 +90,26 @@ def chat_message(doc: Any) -> bool:
                 return False
         elif content is not None or role != _ASSISTANT:
             return False
+        found = 1 if content is None else 2  # the role's keys seen holding a value
         if role == _ASSISTANT:
             calls = doc.get("tool_calls")
-            if calls is None:
-                return content is not None
-            if type(calls) is not list:
+            if calls is not None:
+                if type(calls) is not list or calls and not _calls(calls):
+                    return False
+                found += 1
+            if not calls and content is None:
                 return False
-            if not calls:
-                return content is not None
-            return _calls(calls)
-        if role == _TOOL:
+        elif role == _TOOL:
             is_error = doc.get("is_error")
-            if is_error is not None and is_error is not True and is_error is not False:
-                return False
-            check_id(doc.get("tool_call_id"), "tool_call_id")
-        return True
+            if is_error is not None:
+                if is_error is not True and is_error is not False:
+                    return False
+                found += 1
+            id = doc.get("tool_call_id")
+            if type(id) is not str or not id.isascii() or not id:
+                check_id(id, "tool_call_id")
+            found += 1
+        return len(doc) == found or keys.issuperset(doc)
     except (ValidationError, RecursionError):
         return False
 
@@ -113,27 +121,25 @@ def _parts(parts: list[Any], images: bool) -> bool:
             return False
         kind = part.get("type")
         if kind == "text":
-            if not _TEXT_KEYS.issuperset(part):
-                return False
             text = part.get("text")
-            if type(text) is not str:
+            if type(text) is not str or len(part) != 2 and not _TEXT_KEYS.issuperset(part):
                 return False
             if not text.isascii():
                 check_text(text, "text")
         elif kind == "image" and images:
             source = part.get("source")
-            if not _IMAGE_KEYS.issuperset(part) or type(source) is not dict:
+            if type(source) is not dict or len(part) != 2 and not _IMAGE_KEYS.issuperset(part):
                 return False
             kind = source.get("type")
             if kind == "url":
-                if not _URL_KEYS.issuperset(source):
-                    return False
                 check_url(source.get("url"))
-            elif kind == "base64":
-                if not _BASE64_KEYS.issuperset(source):
+                if len(source) != 2 and not _URL_KEYS.issuperset(source):
                     return False
+            elif kind == "base64":
                 check_media_type(source.get("media_type"), "media_type")
                 check_base64(source.get("data"), "data")
+                if len(source) != 3 and not _BASE64_KEYS.issuperset(source):
+                    return False
             else:
                 return False
         else:
@@ -145,7 +151,7 @@ def _calls(calls: list[Any]) -> bool:
     """Tell that each item is a tool call and that their ids differ."""
     ids = set()
     for call in calls:
-        if type(call) is not dict or not _CALL_KEYS.issuperset(call):
+        if type(call) is not dict:
             return False
         id = call.get("id")
         if type(id) is not str or not id.isascii() or not id:
@@ -154,7 +160,9 @@ def _calls(calls: list[Any]) -> bool:
         if type(name) is not str or name not in _KNOWN_NAMES:
             check_name(name)
         arguments = call.get("arguments")
-        if type(arguments) is not dict or not _json_object(arguments):
+        if type(arguments) is not dict or len(call) != 3 and not _CALL_KEYS.issuperset(call):
+            return False
+        if not _json_object(arguments):
             return False
         ids.add(id)
     return len(ids) == len(calls)
