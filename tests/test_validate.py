@@ -904,3 +904,68 @@ def test_a_big_document_costs_a_small_multiple_of_its_size(tmp_path: Path) -> No
     grown = int(peak) - int(baseline.stdout.split()[-2])
     # json.loads alone costs about 5x the text for such a document; 8x leaves room, 25x did not fit
     assert 0 < grown < 8 * size_kb, (grown, size_kb)
+
+
+# -- the command line read without argparse ----------------------------------------------------
+
+_TOKENS = [
+    "a.json", "b.jsonl", "-", "--", "--jsonl", "--json", "--quiet", "-q", "-qj2", "--strict", "--conversation",
+    "--list-kinds", "--kind", "--kind=chat_message", "--kind=nope", "chat_message", "openai_request", "--format",
+    "--format=json", "text", "json", "yaml", "--jobs", "-j", "-j2", "-j=3", "--jobs=0", "2", "0", "x", "--max-bytes",
+    "--max-bytes=64K", "512K", "1e3", "--max-problems", "--max-problems=0", "--schema", "--schema=conversation",
+    "--jsonl=1", "--nope", "-1", "-h", "--help", "--version", "--quiet=", "--kind=", "--max",
+]
+
+
+def _argparse_reading(argv: list[str]) -> dict[str, Any] | None:
+    from agentmsg.validate import _cli
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sys, "stdout", io.StringIO())
+            patch.setattr(sys, "stderr", io.StringIO())
+            return vars(_cli._parser().parse_args(argv))
+    except SystemExit:
+        return None
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=7))
+def test_the_quick_reading_of_a_command_line_is_argparses(argv: list[str]) -> None:
+    from agentmsg.validate import _cli
+
+    quick = _cli._read(argv)
+    if quick is not None:  # it reads only what argparse reads, and reads it the same
+        assert vars(quick) == _argparse_reading(argv), argv
+
+
+@pytest.mark.parametrize("argv", [
+    ["a.json"], ["--quiet", "--jsonl", "a.json", "b.jsonl"], ["a.json", "--jobs", "2"], ["-q", "-j", "3", "-"],
+    ["--kind=chat_message", "--format", "json", "--max-bytes", "512K", "--max-problems=0", "a.json"],
+    ["--strict", "--conversation", "a.json", "--quiet"], ["--list-kinds"], ["--schema", "conversation"],
+])
+def test_an_ordinary_command_line_is_read_without_argparse(argv: list[str]) -> None:
+    from agentmsg.validate import _cli
+
+    quick = _cli._read(argv)
+    assert quick is not None and vars(quick) == _argparse_reading(argv)
+
+
+@pytest.mark.parametrize("argv", [
+    ["a.json", "--jsonl", "b.json"], ["--json", "a.json"], ["--jobs", "x", "a.json"], ["--kind", "nope", "a"],
+    ["--", "a.json"], ["--help"], ["--version"], ["-qj2", "a"], ["--kind"], ["--jsonl=1", "a"],
+])
+def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
+    from agentmsg.validate import _cli
+
+    assert _cli._read(argv) is None
+
+
+def test_the_command_starts_without_argparse(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role": "user", "content": "Hi"}\n', encoding="utf-8")
+    code = ("import sys; from agentmsg.validate import main; status = main(['--quiet', '--jsonl', sys.argv[1]]); "
+            "print(status, 'argparse' in sys.modules, 'gettext' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.split()[-3:] == ["0", "False", "False"]

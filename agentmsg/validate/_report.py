@@ -21,7 +21,6 @@ and the exit status are those of every problem.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -29,7 +28,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-
+from types import SimpleNamespace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up): type checkers read it as true
 if TYPE_CHECKING:
@@ -78,20 +77,20 @@ def prog() -> str:
     )
 
 
-def options(**given: object) -> argparse.Namespace:
+def options(**given: object) -> SimpleNamespace:
     """Return the options of a run: the command line's defaults, then ``given``."""
     values: dict[str, object] = {
         "format": "text", "quiet": False, "kind": None, "max_bytes": 64 << 20, "jsonl": False, "jobs": 1,
         "conversation": False, "strict": False, "max_problems": DEFAULT_MAX_PROBLEMS,
     }
     values.update(given)
-    return argparse.Namespace(**values)
+    return SimpleNamespace(**values)
 
 
 class Run:
     """The state of one run: options, counts, and the report as it is written."""
 
-    def __init__(self, args: argparse.Namespace, out: IO[str]) -> None:
+    def __init__(self, args: Any, out: IO[str]) -> None:
         self.out = out
         self.json = args.format == "json"
         self.quiet = args.quiet
