@@ -25,32 +25,12 @@ from agentmsg._frozen import FrozenDict, freeze_json
 from agentmsg.schema import build
 from agentmsg.schema._generate import _arguments_builder
 from agentmsg.schema._build import compile_builder
-
-
-class Mode(enum.Enum):
-    READ = "read"
-    WRITE = "write"
+from benchmarks.edit_file import EDIT_ARGS, EditFile, LineRange, Mode  # the benchmarked shape itself
 
 
 class Level(enum.IntEnum):
     LOW = 1
     HIGH = 2
-
-
-@dataclasses.dataclass(frozen=True)
-class LineRange:
-    start: int
-    end: int
-
-
-@dataclasses.dataclass(frozen=True)
-class EditFile:  # the shape of benchmarks/bench_goals.py
-    path: str
-    mode: Mode
-    lines: LineRange
-    tags: list[str]
-    dry_run: bool = False
-    note: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -218,8 +198,6 @@ def test_fast_path_decides_as_the_full_path(tp: Any, mode: str, data: st.DataObj
         check_same(tp, mode, changed)
 
 
-EDIT_ARGS = {"path": "src/app.py", "mode": "write", "lines": {"start": 10, "end": 42},
-             "tags": ["refactor", "small"], "dry_run": True, "note": None}
 
 
 def _counting_slow(builder: Any) -> list[object]:
